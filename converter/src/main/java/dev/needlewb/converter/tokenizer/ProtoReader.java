@@ -108,7 +108,7 @@ final class ProtoReader {
     String readString() throws FormatException {
         int start = readLengthDelimited();
         String s = Utf8.decodeStrict(Arrays.copyOfRange(data, start, lastEnd));
-        if (s == null) throw error(start, message + " field " + fieldNumber + " is not valid UTF-8");
+        if (s == null) throw error(start, "field " + fieldNumber + " is not valid UTF-8");
         return s;
     }
 

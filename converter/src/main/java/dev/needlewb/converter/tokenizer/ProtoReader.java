@@ -12,10 +12,10 @@ import java.util.Arrays;
  * enclosing message's end; errors name the file and the absolute byte offset.
  */
 final class ProtoReader {
-    static final int VARINT = 0;
-    static final int FIXED64 = 1;
-    static final int LEN = 2;
-    static final int FIXED32 = 5;
+    private static final int VARINT = 0;
+    private static final int FIXED64 = 1;
+    private static final int LEN = 2;
+    private static final int FIXED32 = 5;
 
     private final byte[] data;
     private final Path file;
@@ -64,20 +64,17 @@ final class ProtoReader {
         }
     }
 
-    long readVarint() throws FormatException {
-        expect(VARINT);
-        return varint();
-    }
-
     /** An int32/enum field: protobuf writes negative values as 64-bit two's complement varints. */
     int readInt32() throws FormatException {
-        long v = readVarint();
+        expect(VARINT);
+        long v = varint();
         if (v != (int) v) throw error(fieldStart, "field " + fieldNumber + " value " + v + " does not fit int32");
         return (int) v;
     }
 
     boolean readBool() throws FormatException {
-        return readVarint() != 0;
+        expect(VARINT);
+        return varint() != 0;
     }
 
     float readFloat() throws FormatException {
@@ -86,17 +83,14 @@ final class ProtoReader {
         return ByteBuffer.wrap(data, at, 4).order(ByteOrder.LITTLE_ENDIAN).getFloat();
     }
 
-    /** A length-delimited field: returns its payload start; {@link #lengthEnd()} is its end. */
-    int readLengthDelimited() throws FormatException {
+    /** A length-delimited field: returns its payload start and leaves its end in {@code lastEnd}. */
+    private int readLengthDelimited() throws FormatException {
         expect(LEN);
         int len = length();
         int at = take(len);
         lastEnd = at + len;
         return at;
     }
-
-    /** End (exclusive) of the payload {@link #readLengthDelimited()} returned last. */
-    int lengthEnd() { return lastEnd; }
 
     /** A nested message reader over the current length-delimited field. */
     ProtoReader readMessage(String name) throws FormatException {

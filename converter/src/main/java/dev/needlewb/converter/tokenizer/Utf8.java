@@ -11,6 +11,7 @@ final class Utf8 {
 
     /** The decoded text, or null if the bytes are not well-formed UTF-8. */
     static String decodeStrict(byte[] bytes) {
+        if (isAscii(bytes)) return new String(bytes, StandardCharsets.US_ASCII);
         try {
             return StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
@@ -20,5 +21,12 @@ final class Utf8 {
         } catch (CharacterCodingException e) {
             return null;
         }
+    }
+
+    private static boolean isAscii(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b < 0) return false;
+        }
+        return true;
     }
 }

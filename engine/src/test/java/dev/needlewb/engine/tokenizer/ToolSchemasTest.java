@@ -34,6 +34,15 @@ class ToolSchemasTest {
     }
 
     @Test
+    void readsAUtf8File(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("tools.json");
+        Files.writeString(file, "[{\"name\": \"m\u00e9t\u00e9o\", \"parameters\": {\"type\": \"object\"}}]\n");
+        ToolSchemas tools = ToolSchemas.read(file);
+        assertThat(tools.names()).containsExactly("m\u00e9t\u00e9o");
+        assertThat(tools.toJson(PythonJson.Separators.COMPACT)).isEqualTo("[{\"name\":\"m\\u00e9t\\u00e9o\",\"parameters\":{\"type\":\"object\"}}]");
+    }
+
+    @Test
     void fileThatIsNotUtf8IsRefused(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("tools.json");
         Files.write(file, new byte[] {'[', (byte) 0xFF, ']'});

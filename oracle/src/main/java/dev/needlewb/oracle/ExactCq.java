@@ -50,6 +50,7 @@ public final class ExactCq {
         Dyadic guardSquare = Dyadic.of(UpstreamRoundingBound.TAU).square().scaleByPowerOfTwo(log2n);
         Dyadic denominatorSquare = Dyadic.max(n2, guardSquare);
         BigDecimal denominator = denominatorSquare.toBigDecimal().sqrt(MC);
+        BigDecimal inverseDenominator = BigDecimal.ONE.divide(denominator, MC);
 
         int[] codes = new int[n];
         double[] unit = new double[n];
@@ -59,23 +60,27 @@ public final class ExactCq {
             Dyadic si = new Dyadic(s[i], w.exponent());
             int code = cellOf(si, midpoints, denominatorSquare);
             codes[i] = code;
-            unit[i] = si.toBigDecimal().divide(denominator, MC).doubleValue();
-            lower[i] = code > 0 ? distance(si, midpoints[code - 1], denominatorSquare, denominator)
+            unit[i] = si.toBigDecimal().multiply(inverseDenominator, MC).doubleValue();
+            lower[i] = code > 0 ? distance(si, midpoints[code - 1], denominatorSquare, denominator, inverseDenominator)
                     : Double.POSITIVE_INFINITY;
-            upper[i] = code < midpoints.length ? distance(si, midpoints[code], denominatorSquare, denominator)
+            upper[i] = code < midpoints.length
+                    ? distance(si, midpoints[code], denominatorSquare, denominator, inverseDenominator)
                     : Double.POSITIVE_INFINITY;
         }
 
         BigDecimal norm = normSquare.toBigDecimal().sqrt(MC);
         int half = Float16Rounding.roundRoot(normSquare, norm.doubleValue());
-        double lowerNorm = half > 0 ? rootDistance(normSquare, norm, Float16Rounding.midpoint(half - 1))
-                : Double.POSITIVE_INFINITY;
-        double upperNorm = half < Float16Rounding.INFINITY_BITS
-                ? rootDistance(normSquare, norm, Float16Rounding.midpoint(half)) : Double.POSITIVE_INFINITY;
+        BigDecimal lowerNorm = half > 0 ? rootDistance(normSquare, norm, Float16Rounding.midpoint(half - 1)) : null;
+        BigDecimal upperNorm = half < Float16Rounding.INFINITY_BITS
+                ? rootDistance(normSquare, norm, Float16Rounding.midpoint(half)) : null;
+        BigDecimal nearestNorm = lowerNorm == null ? upperNorm
+                : upperNorm == null ? lowerNorm : lowerNorm.min(upperNorm);
+        double norm16Margin = norm.signum() == 0 ? Double.POSITIVE_INFINITY
+                : nearestNorm.divide(norm, MC).doubleValue();
         double l1 = new Dyadic(sumAbs, w.exponent()).toBigDecimal().doubleValue();
         UpstreamRoundingBound bound = new UpstreamRoundingBound(n, l1, norm.doubleValue(), maxGap(codebook));
         return new GroupDecision(codes, unit, lower, upper, codebook.length, norm, (short) half,
-                lowerNorm, upperNorm, bound);
+                asDouble(lowerNorm), asDouble(upperNorm), norm16Margin, bound);
     }
 
     /**
@@ -151,19 +156,23 @@ public final class ExactCq {
      * {@code |s / sqrt(p) - m|} without cancellation: for equal signs it is
      * |s^2 - m^2 p| / (sqrt(p) (|s| + |m| sqrt(p))) with an exact numerator.
      */
-    private static double distance(Dyadic s, Dyadic m, Dyadic p, BigDecimal sqrtP) {
+    private static double distance(Dyadic s, Dyadic m, Dyadic p, BigDecimal sqrtP, BigDecimal inverseSqrtP) {
         BigDecimal absS = s.abs().toBigDecimal();
         BigDecimal absMRootP = m.abs().toBigDecimal().multiply(sqrtP, MC);
         if (s.signum() * m.signum() <= 0) {
-            return absS.add(absMRootP, MC).divide(sqrtP, MC).doubleValue();
+            return absS.add(absMRootP, MC).multiply(inverseSqrtP, MC).doubleValue();
         }
-        BigDecimal numerator = s.square().subtract(m.square().multiply(p)).abs().toBigDecimal();
-        return numerator.divide(sqrtP.multiply(absS.add(absMRootP, MC), MC), MC).doubleValue();
+        BigDecimal numerator = s.square().subtract(m.square().multiply(p)).abs().toBigDecimal().round(MC);
+        return numerator.multiply(inverseSqrtP, MC).divide(absS.add(absMRootP, MC), MC).doubleValue();
     }
 
     /** {@code |sqrt(square) - m|} for m &gt;= 0, as |square - m^2| / (root + m). */
-    private static double rootDistance(Dyadic square, BigDecimal root, Dyadic m) {
+    private static BigDecimal rootDistance(Dyadic square, BigDecimal root, Dyadic m) {
         BigDecimal numerator = square.subtract(m.square()).abs().toBigDecimal();
-        return numerator.divide(root.add(m.toBigDecimal(), MC), MC).doubleValue();
+        return numerator.divide(root.add(m.toBigDecimal(), MC), MC);
+    }
+
+    private static double asDouble(BigDecimal distance) {
+        return distance == null ? Double.POSITIVE_INFINITY : distance.doubleValue();
     }
 }

@@ -20,11 +20,12 @@ public final class GroupDecision {
     private final short float16Norm;
     private final double lowerNormDistance;
     private final double upperNormDistance;
+    private final double norm16Margin;
     private final UpstreamRoundingBound bound;
 
     GroupDecision(int[] codes, double[] unit, double[] lowerDistance, double[] upperDistance,
             int codebookSize, BigDecimal exactNorm, short float16Norm, double lowerNormDistance,
-            double upperNormDistance, UpstreamRoundingBound bound) {
+            double upperNormDistance, double norm16Margin, UpstreamRoundingBound bound) {
         this.codes = codes;
         this.unit = unit;
         this.lowerDistance = lowerDistance;
@@ -34,6 +35,7 @@ public final class GroupDecision {
         this.float16Norm = float16Norm;
         this.lowerNormDistance = lowerNormDistance;
         this.upperNormDistance = upperNormDistance;
+        this.norm16Margin = norm16Margin;
         this.bound = bound;
     }
 
@@ -77,8 +79,7 @@ public final class GroupDecision {
      * zeros is exactly 0).
      */
     public double norm16Margin() {
-        if (exactNorm.signum() == 0) return Double.POSITIVE_INFINITY;
-        return Math.min(lowerNormDistance, upperNormDistance) / exactNorm.doubleValue();
+        return norm16Margin;
     }
 
     /**

@@ -2,6 +2,9 @@ package dev.needlewb.converter.cq;
 
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -10,11 +13,19 @@ import jdk.incubator.vector.VectorSpecies;
  * {@code y = x @ H} (H is symmetric). The normalized forms multiply by the float32 entry
  * magnitude of upstream's {@code (H / sqrt(n)).astype(float32)}, see {@link #scale(int)}.
  *
- * <p>Butterflies whose stride reaches a full vector run on the Vector API; the first strides
- * inside one vector are scalar.
+ * <p>float64: strides inside one vector become lane shuffles ({@code y = partner + (-x on upper
+ * lanes)}, the same sums and differences as the butterflies, so the same rounding), longer strides
+ * run two stages per pass. float32: butterflies whose stride reaches a full vector run on the
+ * Vector API, the shorter strides are scalar.
  */
 public final class Fwht {
-    private static final VectorSpecies<Double> D = DoubleVector.SPECIES_256;
+    private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
+    /** Strides 1, 2, 4 ... below the vector length run inside one vector. */
+    private static final int IN_VECTOR_STAGES = Integer.numberOfTrailingZeros(D.length());
+    /** Per in-vector stage: each lane's butterfly partner (lane ^ stride). */
+    private static final VectorShuffle<Double>[] PARTNER = partners();
+    /** Per in-vector stage: the lanes holding the second operand of their butterfly. */
+    private static final VectorMask<Double>[] UPPER = uppers();
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
 
     private Fwht() {}
@@ -28,18 +39,48 @@ public final class Fwht {
     /** Unnormalized transform of {@code a[off, off + n)}, n a power of two. */
     public static void unnormalized(double[] a, int off, int n) {
         requirePowerOfTwo(n);
-        int h = 1;
-        for (; h < n && h < D.length(); h <<= 1) scalarStage(a, off, n, h);
-        for (; h < n; h <<= 1) {
-            for (int block = off; block < off + n; block += 2 * h) {
-                for (int i = block; i < block + h; i += D.length()) {
-                    DoubleVector x = DoubleVector.fromArray(D, a, i);
-                    DoubleVector y = DoubleVector.fromArray(D, a, i + h);
-                    x.add(y).intoArray(a, i);
-                    x.sub(y).intoArray(a, i + h);
-                }
+        int lanes = D.length();
+        if (n < lanes) {
+            for (int h = 1; h < n; h <<= 1) scalarStage(a, off, n, h);
+            return;
+        }
+        for (int i = off; i < off + n; i += lanes) {
+            DoubleVector v = DoubleVector.fromArray(D, a, i);
+            for (int s = 0; s < IN_VECTOR_STAGES; s++) {
+                v = v.rearrange(PARTNER[s]).add(v.lanewise(VectorOperators.NEG, UPPER[s]));
+            }
+            v.intoArray(a, i);
+        }
+        int h = lanes;
+        for (; 4 * h <= n; h <<= 2) {
+            for (int block = off; block < off + n; block += 4 * h) {
+                for (int i = block; i < block + h; i += lanes) radix4(a, i, h);
             }
         }
+        if (h < n) {
+            for (int i = off; i < off + h; i += lanes) {
+                DoubleVector x = DoubleVector.fromArray(D, a, i);
+                DoubleVector y = DoubleVector.fromArray(D, a, i + h);
+                x.add(y).intoArray(a, i);
+                x.sub(y).intoArray(a, i + h);
+            }
+        }
+    }
+
+    /** Two butterfly stages (strides h and 2h) on the four vectors at i, i+h, i+2h, i+3h. */
+    private static void radix4(double[] a, int i, int h) {
+        DoubleVector x0 = DoubleVector.fromArray(D, a, i);
+        DoubleVector x1 = DoubleVector.fromArray(D, a, i + h);
+        DoubleVector x2 = DoubleVector.fromArray(D, a, i + 2 * h);
+        DoubleVector x3 = DoubleVector.fromArray(D, a, i + 3 * h);
+        DoubleVector s01 = x0.add(x1);
+        DoubleVector d01 = x0.sub(x1);
+        DoubleVector s23 = x2.add(x3);
+        DoubleVector d23 = x2.sub(x3);
+        s01.add(s23).intoArray(a, i);
+        d01.add(d23).intoArray(a, i + h);
+        s01.sub(s23).intoArray(a, i + 2 * h);
+        d01.sub(d23).intoArray(a, i + 3 * h);
     }
 
     /** Unnormalized transform of {@code a[off, off + n)}, n a power of two, in float32 arithmetic. */
@@ -93,6 +134,27 @@ public final class Fwht {
                 a[i + h] = x - y;
             }
         }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static VectorShuffle<Double>[] partners() {
+        VectorShuffle<Double>[] out = new VectorShuffle[IN_VECTOR_STAGES];
+        for (int s = 0; s < out.length; s++) {
+            int stride = 1 << s;
+            out[s] = VectorShuffle.fromOp(D, lane -> lane ^ stride);
+        }
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static VectorMask<Double>[] uppers() {
+        VectorMask<Double>[] out = new VectorMask[IN_VECTOR_STAGES];
+        for (int s = 0; s < out.length; s++) {
+            boolean[] upper = new boolean[D.length()];
+            for (int lane = 0; lane < upper.length; lane++) upper[lane] = (lane & (1 << s)) != 0;
+            out[s] = VectorMask.fromArray(D, upper, 0);
+        }
+        return out;
     }
 
     private static void requirePowerOfTwo(int n) {

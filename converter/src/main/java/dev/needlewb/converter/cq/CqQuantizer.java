@@ -28,11 +28,15 @@ import jdk.incubator.vector.VectorSpecies;
  * {@code abs(x - left) <= abs(x - right)} tie rule.
  *
  * <p>Refused with a {@link WorkbenchException}: a NaN or infinite weight, and a group whose norm
- * does not fit float16 (at least 65520 rounds to infinity). Upstream would store an infinite norm
- * there (and, once the float32 sum of squares overflows, zero-vector codes), which dequantizes to
- * infinities and NaNs. Because any float32 overflow in the norm implies such a norm, no scaling
- * is needed to keep the arithmetic finite. Tiny groups follow upstream: with a norm below 1e-12
- * the coordinates are divided by 1e-12, and a norm below 2^-25 stores as float16 zero.
+ * does not fit float16 (a norm of 65520 or more rounds to infinity). Upstream writes such groups
+ * without complaint (checked with NumPy): a norm beyond float16 is stored as infinity; once the
+ * float32 squares overflow (coordinates beyond about 1.8e19) the norm is infinite and the codes
+ * become those of 0 (or of NaN, the last entry, where a rotated coordinate itself overflowed); a
+ * NaN weight gives a NaN norm and the last entry for its whole group. All of these dequantize to
+ * infinities or NaNs. Any float32 overflow in the norm implies a norm beyond float16, so refusing
+ * those groups keeps the arithmetic finite without rescaling. Tiny groups follow upstream: with
+ * a norm below 1e-12 the coordinates are divided by 1e-12 (subnormal weights: every code is that
+ * of 0), and a norm below 2^-25 stores as float16 zero.
  */
 public final class CqQuantizer {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;

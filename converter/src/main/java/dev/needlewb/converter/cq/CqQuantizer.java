@@ -195,16 +195,16 @@ public final class CqQuantizer {
         }
 
         /**
-         * Codes of {@code x / norm}. Upstream picks between the entries either side of x
+         * Codes of {@code x / divisor} into {@code codes[out, out + group)}. Upstream picks between the entries either side of x
          * (searchsorted, clipped) by {@code |x - left| <= |x - right|} in float32. The test
          * {@code x - cb[k] > cb[k+1] - x} is monotone in x, true for every pair below x's bracket
          * and false above it, so counting the pairs where it holds gives upstream's index.
          */
-        private void encode(float[] x, float norm, int out) {
-            FloatVector divisor = FloatVector.broadcast(F, norm);
+        private void encode(float[] x, float divisor, int out) {
+            FloatVector d = FloatVector.broadcast(F, divisor);
             IntVector one = IntVector.broadcast(I, 1);
             for (int i = 0; i < group; i += F.length()) {
-                FloatVector u = FloatVector.fromArray(F, x, i).div(divisor);
+                FloatVector u = FloatVector.fromArray(F, x, i).div(d);
                 IntVector code = IntVector.zero(I);
                 for (int k = 0; k + 1 < codebook.length; k++) {
                     FloatVector below = u.sub(codebook[k]);

@@ -2,10 +2,11 @@ package dev.needlewb.oracle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.offset;
 
 import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -108,11 +109,11 @@ class ExactCqPropertyTest {
             long remaining = 1L << (2 * m);
             List<Integer> free = new ArrayList<>();
             for (int i = 0; i < n; i++) free.add(i);
-            java.util.Collections.shuffle(free, rnd);
-            for (int slot : free) {
-                if (remaining == 0) break;
+            Collections.shuffle(free, rnd);
+            for (int k = 0; k < n && remaining > 0; k++) {
                 long root = (long) Math.floor(Math.sqrt(remaining));
-                long v = free.indexOf(slot) < n / 4 ? rnd.nextLong(root + 1) : root; // random start, greedy finish
+                long v = k < n / 4 ? rnd.nextLong(root + 1) : root; // random start, greedy finish
+                int slot = free.get(k);
                 s[slot] = rnd.nextBoolean() ? v : -v;
                 remaining -= v * v;
             }
@@ -143,9 +144,9 @@ class ExactCqPropertyTest {
             // Both are the exact value (>= 50 correct digits) rounded once to double: equal, or one ulp
             // apart if the exact value is within 1e-50 of a rounding midpoint of double.
             double expectedMargin = naive.margin()[j].doubleValue();
-            assertThat(margins[j]).as("%s margin %d", what, j).isCloseTo(expectedMargin, org.assertj.core.data.Offset.offset(Math.ulp(expectedMargin)));
+            assertThat(margins[j]).as("%s margin %d", what, j).isCloseTo(expectedMargin, offset(Math.ulp(expectedMargin)));
             double expectedUnit = naive.unit()[j].doubleValue();
-            assertThat(unit[j]).as("%s unit %d", what, j).isCloseTo(expectedUnit, org.assertj.core.data.Offset.offset(Math.ulp(expectedUnit)));
+            assertThat(unit[j]).as("%s unit %d", what, j).isCloseTo(expectedUnit, offset(Math.ulp(expectedUnit)));
         }
         // exactNorm carries 60 digits, the naive one 100: they agree to 1e-55 relative.
         BigDecimal tolerance = naive.norm().abs().movePointLeft(55);
@@ -156,7 +157,7 @@ class ExactCqPropertyTest {
         } else {
             // both the exact value to >= 50 digits rounded once to double
             double expected = naive.norm16Margin().doubleValue();
-            assertThat(d.norm16Margin()).as(what + " norm16Margin").isCloseTo(expected, org.assertj.core.data.Offset.offset(Math.ulp(expected)));
+            assertThat(d.norm16Margin()).as(what + " norm16Margin").isCloseTo(expected, offset(Math.ulp(expected)));
         }
         return d;
     }

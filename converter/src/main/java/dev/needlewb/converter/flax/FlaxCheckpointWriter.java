@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -76,6 +77,10 @@ public final class FlaxCheckpointWriter {
         Path tmp = null;
         try {
             tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+            // createTempFile makes an owner-only file; a checkpoint is an ordinary readable file.
+            if (Files.getFileStore(tmp).supportsFileAttributeView("posix")) {
+                Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-r--r--"));
+            }
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 OutputStream os = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16);
                 body.writeTo(os);

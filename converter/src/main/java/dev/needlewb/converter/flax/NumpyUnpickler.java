@@ -149,8 +149,11 @@ final class NumpyUnpickler extends Unpickler {
             }
             case PickleOp.BUILD -> {
                 Object state = stack.pop();
-                if (!(stack.peek() instanceof Buildable target)) throw new PickleException("BUILD on an object that takes no state");
-                target.build(state);
+                switch (stack.peek()) {
+                    case Buildable target -> target.build(state);
+                    case NumpyDtype dtype -> dtype.build(state);
+                    default -> throw new PickleException("BUILD on an object that takes no state");
+                }
             }
             case PickleOp.EMPTY_DICT -> stack.add(new LinkedHashMap<>());
             case PickleOp.DICT -> {

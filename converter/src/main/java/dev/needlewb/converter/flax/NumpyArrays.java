@@ -26,17 +26,43 @@ final class NumpyArrays {
      * beyond what the file itself carried), then converts to C order and little-endian bytes.
      */
     static NpyArray toNpy(NumpyDtype dtype, int[] shape, boolean fortran, byte[] raw) {
+        int n = shape.length;
+        int[] axes = new int[n];
+        int[] memoryShape = new int[n];
+        for (int i = 0; i < n; i++) {
+            axes[i] = fortran ? n - 1 - i : i;
+            memoryShape[i] = shape[axes[i]];
+        }
+        return fromMemory(dtype, memoryShape, axes, raw);
+    }
+
+    /**
+     * An array stored as the C-order bytes of {@code memoryShape} and viewed through
+     * {@code transpose(axes)} (numpy's protocol-5 {@code _frombuffer(..., 'K', axes)}; a Fortran
+     * array is the reversed shape viewed through reversed axes), converted to C order.
+     */
+    static NpyArray fromMemory(NumpyDtype dtype, int[] memoryShape, int[] axes, byte[] raw) {
         long count = 1;
-        for (int d : shape) {
+        for (int d : memoryShape) {
             count *= d;
             if (count > raw.length) break;
         }
         if (count > raw.length || count * dtype.itemSize() != raw.length) {
             throw new PickleException("array data has " + raw.length + " bytes, not the size of shape "
-                    + Arrays.toString(shape) + " of " + dtype.littleEndianDescr());
+                    + Arrays.toString(memoryShape) + " of " + dtype.littleEndianDescr());
+        }
+        int n = memoryShape.length;
+        boolean[] seen = new boolean[n];
+        boolean identity = true;
+        int[] shape = new int[n];
+        for (int i = 0; i < n; i++) {
+            if (axes.length != n || axes[i] < 0 || axes[i] >= n || seen[axes[i]]) throw new PickleException("axis order " + Arrays.toString(axes) + " is not a permutation");
+            seen[axes[i]] = true;
+            identity &= axes[i] == i;
+            shape[i] = memoryShape[axes[i]];
         }
         byte[] data = dtype.bigEndian() ? swapBytes(raw, dtype.itemSize()) : raw;
-        if (fortran && shape.length > 1) data = fortranToC(data, shape, dtype.itemSize());
+        if (!identity) data = permute(data, memoryShape, axes, dtype.itemSize());
         return new NpyArray(dtype.littleEndianDescr(), shape, data);
     }
 
@@ -48,26 +74,32 @@ final class NumpyArrays {
         return out;
     }
 
-    /** Walks the C-order multi-index like an odometer, tracking the Fortran-order element offset. */
-    private static byte[] fortranToC(byte[] src, int[] shape, int size) {
-        int n = shape.length;
-        long[] fStride = new long[n];
+    /** Walks the output's C-order index like an odometer, tracking the element offset in the source. */
+    private static byte[] permute(byte[] src, int[] memoryShape, int[] axes, int size) {
+        int n = memoryShape.length;
+        long[] memStride = new long[n];
         long stride = 1;
-        for (int k = 0; k < n; k++) {
-            fStride[k] = stride;
-            stride *= shape[k];
+        for (int k = n - 1; k >= 0; k--) {
+            memStride[k] = stride;
+            stride *= memoryShape[k];
+        }
+        int[] shape = new int[n];
+        long[] step = new long[n];
+        for (int i = 0; i < n; i++) {
+            shape[i] = memoryShape[axes[i]];
+            step[i] = memStride[axes[i]];
         }
         byte[] out = new byte[src.length];
         int[] index = new int[n];
-        long f = 0;
+        long offset = 0;
         for (int c = 0; c < out.length; c += size) {
-            System.arraycopy(src, (int) (f * size), out, c, size);
+            System.arraycopy(src, (int) (offset * size), out, c, size);
             for (int k = n - 1; k >= 0; k--) {
                 if (++index[k] < shape[k]) {
-                    f += fStride[k];
+                    offset += step[k];
                     break;
                 }
-                f -= fStride[k] * (shape[k] - 1);
+                offset -= step[k] * (shape[k] - 1);
                 index[k] = 0;
             }
         }

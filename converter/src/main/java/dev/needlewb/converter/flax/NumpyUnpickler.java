@@ -202,12 +202,21 @@ final class NumpyUnpickler extends Unpickler {
         return new PendingArray();
     }
 
+    /**
+     * {@code _frombuffer(buf, dtype, shape, order[, axis_order])}: order 'C' or 'F', or numpy 2's
+     * 'K' with the axis order of a transposed view of a C-contiguous buffer.
+     */
     private static Object frombuffer(Object[] args) {
-        arity("_frombuffer", args, 4);
+        if (args.length != 4 && args.length != 5) throw new PickleException("_frombuffer called with " + args.length + " arguments");
         if (!(args[0] instanceof byte[] buf)) throw new PickleException("_frombuffer data is not bytes");
         if (!(args[1] instanceof NumpyDtype dtype)) throw new PickleException("_frombuffer dtype is not a numpy dtype");
-        if (!("C".equals(args[3]) || "F".equals(args[3]))) throw new PickleException("_frombuffer order is not 'C' or 'F'");
-        return NumpyArrays.toNpy(dtype, NumpyArrays.shape(args[2]), "F".equals(args[3]), buf);
+        int[] shape = NumpyArrays.shape(args[2]);
+        Object axes = args.length == 5 ? args[4] : null;
+        if ("K".equals(args[3]) && axes != null) return NumpyArrays.fromMemory(dtype, shape, NumpyArrays.shape(axes), buf);
+        if (axes != null || !("C".equals(args[3]) || "F".equals(args[3]))) {
+            throw new PickleException("_frombuffer order " + args[3] + " with axis order " + axes + " is not supported");
+        }
+        return NumpyArrays.toNpy(dtype, shape, "F".equals(args[3]), buf);
     }
 
     private static Object dtype(Object[] args) {

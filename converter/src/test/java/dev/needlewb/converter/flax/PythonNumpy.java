@@ -7,7 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,17 +27,23 @@ final class PythonNumpy {
                 sys.modules['numpy._core.multiarray'] = np.core.multiarray
                 sys.modules['numpy._core.numeric'] = np.core.numeric
             """;
-    private static String interpreter;
+    private static List<String> interpreters;
 
     private PythonNumpy() {}
 
-    static synchronized String interpreter() {
-        if (interpreter != null) return interpreter;
+    /**
+     * Every candidate interpreter that imports numpy, keyed by numpy version so that two
+     * interpreters sharing one numpy count once (Debian's numpy 1.x and a numpy 2.x may both be
+     * there: pickles differ between the two).
+     */
+    static synchronized List<String> interpreters() {
+        if (interpreters != null) return interpreters;
+        Map<String, String> byVersion = new LinkedHashMap<>();
         for (String candidate : new String[] {"/usr/bin/python3", "python3"}) {
             try {
-                Process p = new ProcessBuilder(candidate, "-c", "import numpy").redirectErrorStream(true).start();
-                p.getInputStream().readAllBytes();
-                if (p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0) return interpreter = candidate;
+                Process p = new ProcessBuilder(candidate, "-c", "import numpy; print(numpy.__version__)").redirectErrorStream(true).start();
+                String version = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+                if (p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0) byVersion.putIfAbsent(version, candidate);
             } catch (IOException e) {
                 // not installed: try the next one
             } catch (InterruptedException e) {
@@ -43,12 +51,18 @@ final class PythonNumpy {
                 break;
             }
         }
-        return fail("this test needs python3 with numpy: apt-get install -y python3-numpy");
+        if (byVersion.isEmpty()) fail("this test needs python3 with numpy: apt-get install -y python3-numpy");
+        return interpreters = List.copyOf(byVersion.values());
+    }
+
+    /** Runs the script with the first interpreter found; see {@link #runWith}. */
+    static String run(String script, String... args) {
+        return runWith(interpreters().get(0), script, args);
     }
 
     /** Runs the script (after the prelude) with {@code sys.argv[1:] = args}; returns stdout, fails on a non-zero exit. */
-    static String run(String script, String... args) {
-        List<String> cmd = new ArrayList<>(List.of(interpreter(), "-c", PRELUDE + script));
+    static String runWith(String interpreter, String script, String... args) {
+        List<String> cmd = new ArrayList<>(List.of(interpreter, "-c", PRELUDE + script));
         cmd.addAll(List.of(args));
         try {
             Path errFile = Files.createTempFile("python", ".err");

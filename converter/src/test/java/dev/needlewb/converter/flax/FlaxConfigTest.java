@@ -73,6 +73,25 @@ class FlaxConfigTest {
     }
 
     @Test
+    void optionalPartsAddHeadsAndTheUnstackedMtpBranch() throws WorkbenchException {
+        Map<String, Object> c = needle2();
+        FlaxConfig f = FlaxConfig.of(c);
+        var core = FlaxParamShapes.expected(f, FlaxParamShapes.Parts.CORE);
+        var all = FlaxParamShapes.expected(f, FlaxParamShapes.Parts.ALL);
+        // 1 embedding + 14 block + 1 final norm + 9 mHC + 2 sites * 4 engram params.
+        assertThat(core).hasSize(33);
+        // + 3 contrastive + 3 confidence + mtp_combine, a 14-param block and two norms.
+        assertThat(all).hasSize(33 + 6 + 17);
+        assertThat(all.get("mtp_combine/kernel")).containsExactly(1024, 512);
+        assertThat(all.get("mtp_block/self_attn/k_proj/kernel")).containsExactly(512, 256);
+        assertThat(all.get("mtp_block/attn_gate")).isEmpty();
+        assertThat(all.get("stack/layers/block/self_attn/k_proj/kernel")).containsExactly(27, 512, 256);
+        assertThat(all.get("engrams_1/embedding")).containsExactly(4, 8192, 128);
+        assertThat(all.get("contrastive_head/proj/kernel")).containsExactly(2048, 128);
+        assertThat(List.copyOf(all.keySet())).isSortedAccordingTo(FlaxParamShapes.TREE_ORDER);
+    }
+
+    @Test
     void invalidConfigsAreRefused() {
         Map<String, Object> c = needle2();
         c.put("engram_layers", List.of(2L, 27L));

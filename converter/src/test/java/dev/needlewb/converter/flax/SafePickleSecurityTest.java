@@ -133,6 +133,28 @@ class SafePickleSecurityTest {
     }
 
     @Test
+    void codecsEncodeIsOnlyAcceptedAsProtocolTwosLatin1Bytes() throws Exception {
+        byte[] latin1 = bytes(0x80, 2, "c_codecs\nencode\n", 'X', 2, 0, 0, 0, 0xc3, 0xbf, 'X', 6, 0, 0, 0, "latin1", 0x86, 'R', '.');
+        assertThat((byte[]) SafePickle.load(NAME, latin1)).containsExactly(0xff);
+        byte[] rot13 = bytes(0x80, 2, "c_codecs\nencode\n", 'X', 1, 0, 0, 0, "x", 'X', 5, 0, 0, 0, "rot13", 0x86, 'R', '.');
+        // PROTO 2 + GLOBAL 16 + BINUNICODE 6 + BINUNICODE 10 + TUPLE2 1: the REDUCE is at byte 35.
+        assertThatThrownBy(() -> SafePickle.load(NAME, rot13))
+                .isInstanceOf(FormatException.class).hasMessageContaining("at byte 35: _codecs.encode is only accepted as encode(text, 'latin1')");
+    }
+
+    @Test
+    void theScanNamesEveryGlobalOfTheGoldenCheckpoint() throws Exception {
+        Path golden = dev.needlewb.golden.Golden.mini("mini.ckpt.pkl");
+        PickleScanner.Scan scan = PickleScanner.scan(golden, Files.readAllBytes(golden), SafePickle.ALLOWED_GLOBALS);
+        assertThat(scan.protocol()).isEqualTo(4);
+        // Each global is named once (STACK_GLOBAL), later arrays fetch it from the memo; offsets as pickletools shows them.
+        assertThat(scan.globals()).containsExactly(
+                new PickleScanner.GlobalRef("numpy._core.multiarray", "_reconstruct", 115),
+                new PickleScanner.GlobalRef("numpy", "ndarray", 135),
+                new PickleScanner.GlobalRef("numpy", "dtype", 168));
+    }
+
+    @Test
     void allowListIsExactlyTheDocumentedOne() {
         assertThat(SafePickle.ALLOWED_GLOBALS).containsExactlyInAnyOrder(
                 "numpy.core.multiarray._reconstruct", "numpy._core.multiarray._reconstruct",

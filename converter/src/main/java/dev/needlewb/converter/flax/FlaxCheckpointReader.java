@@ -54,7 +54,7 @@ public final class FlaxCheckpointReader {
         SequencedMap<String, int[]> expected = FlaxParamShapes.expected(config, FlaxParamShapes.Parts.presentIn(flat.keySet()));
         for (var e : expected.entrySet()) {
             NpyArray a = flat.get(e.getKey());
-            if (a == null) throw param(file, e.getKey(), "missing (the config " + "needs it with shape " + Arrays.toString(e.getValue()) + ")");
+            if (a == null) throw param(file, e.getKey(), "missing (the config needs it with shape " + Arrays.toString(e.getValue()) + ")");
             if (!Arrays.equals(a.shape(), e.getValue())) {
                 throw param(file, e.getKey(), "has shape " + Arrays.toString(a.shape()) + ", the config needs " + Arrays.toString(e.getValue()));
             }
@@ -100,8 +100,8 @@ public final class FlaxCheckpointReader {
     static String kind(Object v) {
         return switch (v) {
             case null -> "None";
-            case Map<?, ?> m -> "dict";
-            case List<?> l -> "tuple/list";
+            case Map<?, ?> _ -> "dict";
+            case List<?> _ -> "tuple/list";
             case NpyArray a -> "array " + a.descr() + Arrays.toString(a.shape());
             default -> v.getClass().getSimpleName();
         };

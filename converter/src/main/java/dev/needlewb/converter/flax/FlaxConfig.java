@@ -45,8 +45,9 @@ public record FlaxConfig(
     /** Reads and checks the config dict (values as {@link SafePickle} returns them). */
     public static FlaxConfig of(Map<String, Object> c) throws WorkbenchException {
         int dModel = intField(c, "d_model", 512);
+        int attnDim = intField(c, "attn_dim", 0);
         FlaxConfig f = new FlaxConfig(
-                intField(c, "vocab_size", 8192), dModel, intField(c, "attn_dim", 0) == 0 ? dModel : intField(c, "attn_dim", 0),
+                intField(c, "vocab_size", 8192), dModel, attnDim == 0 ? dModel : attnDim,
                 intField(c, "num_heads", 8), intField(c, "num_kv_heads", 4), intField(c, "num_layers", 12),
                 intField(c, "max_seq_len", 2048), intField(c, "pad_token_id", 0), intField(c, "contrastive_dim", 128),
                 numberField(c, "rope_theta", 100000.0), intsField(c, "engram_orders", new int[] {2, 3}),
@@ -166,6 +167,7 @@ public record FlaxConfig(
                 engramOrders, engramLayers, (float) ropeTheta, kvWindow, kvBits);
     }
 
+    /** Records compare array components by identity; the string form holds every field by value. */
     @Override
     public boolean equals(Object o) {
         return o instanceof FlaxConfig f && toString().equals(f.toString());

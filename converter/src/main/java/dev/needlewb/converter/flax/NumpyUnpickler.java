@@ -20,10 +20,10 @@ import net.razorvine.pickle.PickleUtils;
 import net.razorvine.pickle.Unpickler;
 
 /**
- * Razorvine's unpickler with every global resolved from a per-instance table (razorvine's own
- * table is static and knows many classes; this one knows only the numpy/needle allow-list and
- * builds our own types), BUILD handled without reflection, and dicts kept in insertion order.
- * Run it only on bytes {@link PickleScanner} has accepted.
+ * Razorvine's unpickler with every global resolved from our own table instead of razorvine's
+ * registry (which is static, shared by the whole JVM and knows many classes): ours knows only the
+ * numpy/needle allow-list and builds our own types. BUILD is handled without reflection and dicts
+ * keep their insertion order. Run it only on bytes {@link PickleScanner} has accepted.
  *
  * <p>{@link #load} returns a tree of {@code Map} (insertion order), {@code List} (tuples and
  * lists), {@code String}, {@code Long}, {@code BigInteger}, {@code Double}, {@code Boolean},

@@ -44,6 +44,11 @@ public final class PickleScanner {
         }
     }
 
+    /** Python refuses to parse integers longer than this many digits (sys.int_info.default_max_str_digits). */
+    private static final int MAX_INT_DIGITS = 4300;
+    /** Far beyond any checkpoint (a SETITEMS batch holds 2000 values), low enough to bound memory. */
+    private static final int MAX_ENTRIES = 1 << 24;
+
     private enum Kind { MARK, TEXT, SCALAR, GLOBAL, TUPLE, LIST, DICT, SET, OBJECT }
 
     /** One abstract stack slot; {@code text} holds a string's value, {@code global} a global's reference. */
@@ -113,7 +118,7 @@ public final class PickleScanner {
                 long n = u64();
                 if (n > remaining()) throw fail("FRAME of " + n + " bytes runs past the end (" + remaining() + " bytes left)");
             }
-            case MARK -> stack.add(Item.MARK_ITEM);
+            case MARK -> push(Item.MARK_ITEM);
             case POP -> pop("POP");
             case POP_MARK -> popToMark("POP_MARK");
             case DUP -> push(peekValue("DUP"));
@@ -126,6 +131,7 @@ public final class PickleScanner {
             case LONG4 -> { skip(signedLength32("LONG4")); push(Item.SCALAR_ITEM); }
             case INT, LONG -> {
                 String line = line();
+                if (line.length() > MAX_INT_DIGITS + 2) throw fail("integer literal longer than " + MAX_INT_DIGITS + " digits");
                 if (!line.matches("[+-]?[0-9]+L?")) throw fail("malformed integer literal");
                 push(Item.SCALAR_ITEM);
             }
@@ -208,10 +214,10 @@ public final class PickleScanner {
                 popValue("BUILD");
                 if (peekValue("BUILD").kind != Kind.OBJECT) throw fail("BUILD on something that is not a constructed object");
             }
-            case PUT -> memo.put(memoIndex(line()), peekValue("PUT"));
-            case BINPUT -> memo.put((long) u8(), peekValue("BINPUT"));
-            case LONG_BINPUT -> memo.put(u32(), peekValue("LONG_BINPUT"));
-            case MEMOIZE -> memo.put((long) memo.size(), peekValue("MEMOIZE"));
+            case PUT -> memoPut(memoIndex(line()), peekValue("PUT"));
+            case BINPUT -> memoPut(u8(), peekValue("BINPUT"));
+            case LONG_BINPUT -> memoPut(u32(), peekValue("LONG_BINPUT"));
+            case MEMOIZE -> memoPut(memo.size(), peekValue("MEMOIZE"));
             case GET -> push(memoGet(memoIndex(line())));
             case BINGET -> push(memoGet(u8()));
             case LONG_BINGET -> push(memoGet(u32()));
@@ -236,7 +242,8 @@ public final class PickleScanner {
         return new Item(Kind.TEXT, s, null);
     }
 
-    private void push(Item item) {
+    private void push(Item item) throws FormatException {
+        if (stack.size() >= MAX_ENTRIES) throw fail("stack deeper than " + MAX_ENTRIES + " entries");
         stack.add(item);
     }
 
@@ -278,6 +285,11 @@ public final class PickleScanner {
 
     private void checkKeys(List<Item> items) throws FormatException {
         for (Item item : items) if (!item.isKey()) throw fail("set element that is not a string or number");
+    }
+
+    private void memoPut(long index, Item item) throws FormatException {
+        if (memo.size() >= MAX_ENTRIES && !memo.containsKey(index)) throw fail("memo larger than " + MAX_ENTRIES + " entries");
+        memo.put(index, item);
     }
 
     private Item memoGet(long index) throws FormatException {

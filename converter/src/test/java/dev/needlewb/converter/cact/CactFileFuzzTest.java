@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * mutated in place and restored after each case, so 100,000 cases stay cheap. When a mutated
  * file parses, every tensor whose blob or directory record the mutation touched is dequantized
  * (after a header or codebook change, a small CQ and an FP16 tensor stand for all) and the
- * tokenizer blob is read; untouched tensors are the unchanged golden ones, dequantized once.
+ * tokenizer blob is read; untouched tensors are the unchanged golden ones ({@link CactFileGoldenTest}).
  */
 class CactFileFuzzTest {
     private static final int CASES = 100_000;
@@ -32,11 +32,6 @@ class CactFileFuzzTest {
         byte[] buf = original.clone();
         ByteBuffer le = ByteBuffer.wrap(buf).order(ByteOrder.LITTLE_ENDIAN);
         int directoryEnd = (int) CactFormat.recordOffset(111);
-        try (CactFile golden = CactFile.parse(MemorySegment.ofArray(original), null)) {
-            for (TensorRecord r : golden.tensors()) {
-                if (r.dtype() != CactDType.RAW) golden.dequantize(r.index());
-            }
-        }
         SplittableRandom rnd = new SplittableRandom(20_261_202);
         int parsed = 0;
         int rejected = 0;
@@ -85,10 +80,13 @@ class CactFileFuzzTest {
                             || (from < CactFormat.DIRECTORY_OFFSET && (r.index() == 3 || r.index() == 1));
                     if (touched && r.dtype() != CactDType.RAW) f.dequantize(r.index());
                 }
-                assertThat(f.tokenizerBlob().toArray(ValueLayout.JAVA_BYTE)).isNotNull();
+                if (f.tokenizerBlob().toArray(ValueLayout.JAVA_BYTE).length != f.tensor(f.numTensors() - 1).nbytes()) {
+                    fail("tokenizer blob has the wrong size");
+                }
             } catch (FormatException e) {
                 rejected++;
-                assertThat(e.getMessage()).doesNotContain("\n");
+                // plain check: an AssertJ assertion per case would dominate the loop
+                if (e.getMessage().indexOf('\n') >= 0) fail("multi-line message: " + e.getMessage());
             } catch (Throwable t) {
                 fail("case " + c + " (bytes " + from + ".." + to + ", length " + length + ") threw " + t, t);
             }

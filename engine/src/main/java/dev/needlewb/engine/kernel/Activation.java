@@ -5,7 +5,8 @@ package dev.needlewb.engine.kernel;
  * group the orthonormal Hadamard transform {@code H_g x} in float32, stored in the plane order of
  * {@link CodeLayout}; in {@link NumericMode#INT8} additionally quantized per group to int8 with
  * scale {@code absmax / 127} (round half even; an all-zero group gets scale 1). Allocated once and
- * refilled by {@link #prepare} for every new input, so the hot path allocates nothing.
+ * refilled by {@link #prepare} for every new input, so the hot path allocates nothing. The int8
+ * values are held in int lanes: the kernels multiply them as int32 without a widening step.
  */
 public final class Activation {
     private final int cols;
@@ -15,7 +16,7 @@ public final class Activation {
     private final NumericMode mode;
     private final float[] natural;
     final float[] hx;
-    final short[] q;
+    final int[] q;
     final float[] scales;
 
     public Activation(int cols, int group, CodeLayout layout, NumericMode mode) {
@@ -31,7 +32,7 @@ public final class Activation {
         this.mode = mode;
         this.natural = new float[colsPad];
         this.hx = mode == NumericMode.EXACT ? new float[colsPad] : null;
-        this.q = mode == NumericMode.INT8 ? new short[colsPad] : null;
+        this.q = mode == NumericMode.INT8 ? new int[colsPad] : null;
         this.scales = mode == NumericMode.INT8 ? new float[colsPad / group] : null;
     }
 
@@ -54,7 +55,7 @@ public final class Activation {
             float scale = absmax > 0f ? absmax / 127f : 1f;
             scales[gi] = scale;
             for (int k = g; k < g + group; k++) {
-                q[layout.planeIndex(k)] = (short) Math.rint(natural[k] / scale);
+                q[layout.planeIndex(k)] = (int) Math.rint(natural[k] / scale);
             }
         }
     }

@@ -6,9 +6,7 @@ import java.nio.ByteOrder;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -26,7 +24,6 @@ import jdk.incubator.vector.VectorSpecies;
  */
 public final class PackedCqMatrix {
     static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
-    static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
     static final VectorSpecies<Integer> I16 = IntVector.SPECIES_512;
     static final VectorSpecies<Float> F16 = FloatVector.SPECIES_512;
     private static final ValueLayout.OfShort FP16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -42,12 +39,12 @@ public final class PackedCqMatrix {
     private final int rowBytes;
     private final CodeLayout layout;
     private final float[] values;
-    private final Int8Codebook values8;
-    private final FloatVector valuesF;
-    private final ByteVector valuesB;
+    private final Int8Codebook codebook8;
+    private final IntVector valueBits;
+    private final IntVector values8;
 
     private PackedCqMatrix(String name, MemorySegment codes, MemorySegment norms, int rows, int cols, int group,
-            CodeLayout layout, float[] values, Int8Codebook values8) {
+            CodeLayout layout, float[] values, Int8Codebook codebook8) {
         this.name = name;
         this.codes = codes;
         this.norms = norms;
@@ -59,9 +56,12 @@ public final class PackedCqMatrix {
         this.rowBytes = colsPad * layout.bits() / 8;
         this.layout = layout;
         this.values = values;
-        this.values8 = values8;
-        this.valuesF = FloatVector.fromArray(F16, java.util.Arrays.copyOf(values, F16.length()), 0);
-        this.valuesB = ByteVector.fromArray(B16, java.util.Arrays.copyOf(values8.values(), B16.length()), 0);
+        this.codebook8 = codebook8;
+        this.valueBits = FloatVector.fromArray(F16, java.util.Arrays.copyOf(values, F16.length()), 0).reinterpretAsInts();
+        int[] q8 = new int[I16.length()];
+        byte[] b8 = codebook8.values();
+        for (int i = 0; i < b8.length; i++) q8[i] = b8[i];
+        this.values8 = IntVector.fromArray(I16, q8, 0);
     }
 
     /**
@@ -97,7 +97,7 @@ public final class PackedCqMatrix {
         return new PackedCqMatrix(name + "[" + from + ":" + (from + count) + "]",
                 codes.asSlice((long) from * rowBytes, (long) count * rowBytes),
                 norms.asSlice((long) from * groups * 2, (long) count * groups * 2),
-                count, cols, group, layout, values, values8);
+                count, cols, group, layout, values, codebook8);
     }
 
     public String name() { return name; }
@@ -148,23 +148,21 @@ public final class PackedCqMatrix {
         return Float.float16ToFloat(norms.get(FP16, ((long) row * groups + g) * 2));
     }
 
-    private ByteVector chunk(long offset) {
-        return ByteVector.fromMemorySegment(B16, codes, offset, ByteOrder.LITTLE_ENDIAN);
+    /** Sixteen bytes of codes, one per int lane (sign-extended; the plane mask drops the extension). */
+    private IntVector chunk(long offset) {
+        return (IntVector) ByteVector.fromMemorySegment(B16, codes, offset, ByteOrder.LITTLE_ENDIAN)
+                .convertShape(VectorOperators.B2I, I16, 0);
     }
 
-    private FloatVector lookup(ByteVector packed, int plane) {
-        ByteVector idx = packed.lanewise(VectorOperators.LSHR, plane * layout.bits()).and((byte) layout.mask());
-        VectorShuffle<Float> shuffle = idx.convertShape(VectorOperators.B2I, I16, 0).toShuffle().cast(F16);
-        return valuesF.rearrange(shuffle);
+    /** Plane {@code plane} of a chunk as float codebook values: a 16-entry permute of the value bits. */
+    private FloatVector lookup(IntVector packed, int plane) {
+        return packed.lanewise(VectorOperators.LSHR, plane * layout.bits()).and(layout.mask())
+                .selectFrom(valueBits).reinterpretAsFloats();
     }
 
-    private ShortVector lookup8(ByteVector packed, int plane) {
-        ByteVector idx = packed.lanewise(VectorOperators.LSHR, plane * layout.bits()).and((byte) layout.mask());
-        return (ShortVector) idx.selectFrom(valuesB).convertShape(VectorOperators.B2S, S16, 0);
-    }
-
-    private static IntVector widenProduct(ShortVector w, ShortVector x) {
-        return (IntVector) w.mul(x).convertShape(VectorOperators.S2I, I16, 0);
+    /** Plane {@code plane} of a chunk as int8 codebook values in int32 lanes. */
+    private IntVector lookup8(IntVector packed, int plane) {
+        return packed.lanewise(VectorOperators.LSHR, plane * layout.bits()).and(layout.mask()).selectFrom(values8);
     }
 
     private float exact1(float[] hx, int r) {
@@ -176,7 +174,7 @@ public final class PackedCqMatrix {
         for (int g = 0; g < groups; g++) {
             FloatVector sum = FloatVector.zero(F16);
             for (int k = 0; k < chunksPerGroup; k++, c++) {
-                ByteVector packed = chunk(base + (long) c * CodeLayout.CHUNK_BYTES);
+                IntVector packed = chunk(base + (long) c * CodeLayout.CHUNK_BYTES);
                 int xo = c * layout.codesPerChunk();
                 for (int p = 0; p < planes; p++) {
                     sum = lookup(packed, p).fma(FloatVector.fromArray(F16, hx, xo + p * CodeLayout.CHUNK_BYTES), sum);
@@ -197,7 +195,7 @@ public final class PackedCqMatrix {
             FloatVector s0 = FloatVector.zero(F16), s1 = s0, s2 = s0, s3 = s0;
             for (int k = 0; k < chunksPerGroup; k++, c++) {
                 long co = (long) c * CodeLayout.CHUNK_BYTES;
-                ByteVector p0 = chunk(b0 + co), p1 = chunk(b1 + co), p2 = chunk(b2 + co), p3 = chunk(b3 + co);
+                IntVector p0 = chunk(b0 + co), p1 = chunk(b1 + co), p2 = chunk(b2 + co), p3 = chunk(b3 + co);
                 int xo = c * layout.codesPerChunk();
                 for (int p = 0; p < planes; p++) {
                     FloatVector x = FloatVector.fromArray(F16, hx, xo + p * CodeLayout.CHUNK_BYTES);
@@ -219,7 +217,7 @@ public final class PackedCqMatrix {
     }
 
     private float int8x1(Activation a, int r) {
-        short[] q = a.q;
+        int[] q = a.q;
         int planes = layout.planes();
         int chunksPerGroup = group / layout.codesPerChunk();
         long base = (long) r * rowBytes;
@@ -228,19 +226,19 @@ public final class PackedCqMatrix {
         for (int g = 0; g < groups; g++) {
             IntVector sum = IntVector.zero(I16);
             for (int k = 0; k < chunksPerGroup; k++, c++) {
-                ByteVector packed = chunk(base + (long) c * CodeLayout.CHUNK_BYTES);
+                IntVector packed = chunk(base + (long) c * CodeLayout.CHUNK_BYTES);
                 int xo = c * layout.codesPerChunk();
                 for (int p = 0; p < planes; p++) {
-                    sum = sum.add(widenProduct(lookup8(packed, p), ShortVector.fromArray(S16, q, xo + p * CodeLayout.CHUNK_BYTES)));
+                    sum = sum.add(lookup8(packed, p).mul(IntVector.fromArray(I16, q, xo + p * CodeLayout.CHUNK_BYTES)));
                 }
             }
             acc = toFloat(sum).fma(FloatVector.broadcast(F16, a.scales[g] * norm(r, g)), acc);
         }
-        return acc.reduceLanes(VectorOperators.ADD) * values8.scale();
+        return acc.reduceLanes(VectorOperators.ADD) * codebook8.scale();
     }
 
     private void int8x4(Activation a, float[] out, int outOff, int r) {
-        short[] q = a.q;
+        int[] q = a.q;
         int planes = layout.planes();
         int chunksPerGroup = group / layout.codesPerChunk();
         long b0 = (long) r * rowBytes, b1 = b0 + rowBytes, b2 = b1 + rowBytes, b3 = b2 + rowBytes;
@@ -250,14 +248,14 @@ public final class PackedCqMatrix {
             IntVector s0 = IntVector.zero(I16), s1 = s0, s2 = s0, s3 = s0;
             for (int k = 0; k < chunksPerGroup; k++, c++) {
                 long co = (long) c * CodeLayout.CHUNK_BYTES;
-                ByteVector p0 = chunk(b0 + co), p1 = chunk(b1 + co), p2 = chunk(b2 + co), p3 = chunk(b3 + co);
+                IntVector p0 = chunk(b0 + co), p1 = chunk(b1 + co), p2 = chunk(b2 + co), p3 = chunk(b3 + co);
                 int xo = c * layout.codesPerChunk();
                 for (int p = 0; p < planes; p++) {
-                    ShortVector x = ShortVector.fromArray(S16, q, xo + p * CodeLayout.CHUNK_BYTES);
-                    s0 = s0.add(widenProduct(lookup8(p0, p), x));
-                    s1 = s1.add(widenProduct(lookup8(p1, p), x));
-                    s2 = s2.add(widenProduct(lookup8(p2, p), x));
-                    s3 = s3.add(widenProduct(lookup8(p3, p), x));
+                    IntVector x = IntVector.fromArray(I16, q, xo + p * CodeLayout.CHUNK_BYTES);
+                    s0 = s0.add(lookup8(p0, p).mul(x));
+                    s1 = s1.add(lookup8(p1, p).mul(x));
+                    s2 = s2.add(lookup8(p2, p).mul(x));
+                    s3 = s3.add(lookup8(p3, p).mul(x));
                 }
             }
             float scale = a.scales[g];
@@ -266,7 +264,7 @@ public final class PackedCqMatrix {
             acc2 = toFloat(s2).fma(FloatVector.broadcast(F16, scale * norm(r + 2, g)), acc2);
             acc3 = toFloat(s3).fma(FloatVector.broadcast(F16, scale * norm(r + 3, g)), acc3);
         }
-        float cbScale = values8.scale();
+        float cbScale = codebook8.scale();
         out[outOff + r] = acc0.reduceLanes(VectorOperators.ADD) * cbScale;
         out[outOff + r + 1] = acc1.reduceLanes(VectorOperators.ADD) * cbScale;
         out[outOff + r + 2] = acc2.reduceLanes(VectorOperators.ADD) * cbScale;

@@ -45,9 +45,10 @@ class GoldenLogitsTest {
                     worst = Math.max(worst, Math.abs(logits[i] - want[t * vocab + i]) / maxAbs);
                 }
             }
-            // float32 through 6 layers against float64: README expects ~3e-7..1e-6 relative;
-            // 1e-4 of the largest logit of the row is the stated float32 budget.
-            assertThat(worst).as("worst |diff| / max|logit| over %s", seq).isLessThan(1e-4);
+            // float32 through 6 layers against float64: measured 1.5e-7 (s001) .. 4.1e-7 (s300) of
+            // the row's largest logit, as the golden README expects (3e-7..1e-6). The gate, 2e-6, is
+            // 5x the worst measured and 50x tighter than the 1e-4 float32 budget.
+            assertThat(worst).as("worst |diff| / max|logit| over %s", seq).isLessThan(2e-6);
         }
     }
 
@@ -65,7 +66,7 @@ class GoldenLogitsTest {
                 for (int i = 0; i < 512; i++) worst = Math.max(worst, Math.abs(logits[i] - want[t * 512 + i]) / maxAbs);
             }
             // Same float32 budget as the unwindowed pass.
-            assertThat(worst).isLessThan(1e-4);
+            assertThat(worst).isLessThan(2e-6);
         }
     }
 }

@@ -1,0 +1,72 @@
+package dev.needlewb.engine.layer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class KvCacheTest {
+    static final int KV = 64;
+
+    private static float[] vectorFor(int pos) {
+        Random rnd = new Random(pos);
+        float[] x = new float[KV];
+        for (int i = 0; i < KV; i++) x[i] = (float) rnd.nextGaussian() * (1 + pos % 3);
+        return x;
+    }
+
+    @Test
+    void ringKeepsEveryVisiblePositionWithSinksPinned() {
+        FloatKvCache c = new FloatKvCache(2, KV, 5, 3, 100);
+        float[] q = new float[KV];
+        for (int pos = 0; pos < 40; pos++) {
+            float[] x = vectorFor(pos);
+            c.write(1, pos, x, 0, x, 0);
+            int start = c.windowStart(pos);
+            for (int kpos = 0; kpos <= pos; kpos++) {
+                if (kpos >= Math.min(3, start) && kpos < start) continue;
+                float[] want = vectorFor(kpos);
+                for (int i = 0; i < KV; i++) {
+                    java.util.Arrays.fill(q, 0f);
+                    q[i] = 1f;
+                    // A float cache stores exactly.
+                    assertThat(c.dotKey(1, kpos, 0, KV, q, 0)).as("pos %d key %d", pos, kpos).isEqualTo(want[i]);
+                }
+            }
+        }
+    }
+
+    @Test
+    void int8CacheIsWithinHalfAStepPerBlockOf32() {
+        Int8KvCache c = new Int8KvCache(1, KV, 0, 0, 10);
+        Random rnd = new Random(5);
+        for (int pos = 0; pos < 10; pos++) {
+            float[] k = vectorFor(pos);
+            float[] v = vectorFor(pos + 100);
+            c.write(0, pos, k, 0, v, 0);
+            float[] q = new float[KV];
+            for (int i = 0; i < KV; i++) q[i] = (float) rnd.nextGaussian();
+            for (int off = 0; off < KV; off += 32) {
+                double exact = 0, bound = 0, absmax = 0;
+                for (int i = off; i < off + 32; i++) absmax = Math.max(absmax, Math.abs(k[i]));
+                for (int i = off; i < off + 32; i++) {
+                    exact += (double) q[i] * k[i];
+                    bound += Math.abs(q[i]) * absmax / 127 / 2;
+                }
+                // Each stored key is within scale / 2 = absmax / 254 of the input; float slack 1e-5.
+                assertThat((double) c.dotKey(0, pos, off, 32, q, off)).isCloseTo(exact, org.assertj.core.data.Offset.offset(bound + 1e-5));
+            }
+            float[] out = new float[KV];
+            c.addValue(0, pos, 0, KV, 2f, out, 0);
+            for (int b = 0; b < KV; b += 32) {
+                double absmax = 0;
+                for (int i = b; i < b + 32; i++) absmax = Math.max(absmax, Math.abs(v[i]));
+                for (int i = b; i < b + 32; i++) {
+                    assertThat((double) out[i]).isCloseTo(2.0 * v[i], org.assertj.core.data.Offset.offset(2 * absmax / 254 + 1e-6));
+                }
+            }
+        }
+        // 1 layer x 10 positions x (K and V) x (64 bytes + 2 scales).
+        assertThat(c.bytes()).isEqualTo(10L * 2 * (64 + 2 * 4));
+    }
+}

@@ -7,6 +7,7 @@ import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -182,7 +183,7 @@ public final class PackedCqMatrix {
             }
             acc = sum.fma(FloatVector.broadcast(F16, norm(r, g)), acc);
         }
-        return acc.reduceLanes(VectorOperators.ADD);
+        return sum(acc);
     }
 
     private void exact4(float[] hx, float[] out, int outOff, int r) {
@@ -210,10 +211,10 @@ public final class PackedCqMatrix {
             acc2 = s2.fma(FloatVector.broadcast(F16, norm(r + 2, g)), acc2);
             acc3 = s3.fma(FloatVector.broadcast(F16, norm(r + 3, g)), acc3);
         }
-        out[outOff + r] = acc0.reduceLanes(VectorOperators.ADD);
-        out[outOff + r + 1] = acc1.reduceLanes(VectorOperators.ADD);
-        out[outOff + r + 2] = acc2.reduceLanes(VectorOperators.ADD);
-        out[outOff + r + 3] = acc3.reduceLanes(VectorOperators.ADD);
+        out[outOff + r] = sum(acc0);
+        out[outOff + r + 1] = sum(acc1);
+        out[outOff + r + 2] = sum(acc2);
+        out[outOff + r + 3] = sum(acc3);
     }
 
     private float int8x1(Activation a, int r) {
@@ -234,7 +235,7 @@ public final class PackedCqMatrix {
             }
             acc = toFloat(sum).fma(FloatVector.broadcast(F16, a.scales[g] * norm(r, g)), acc);
         }
-        return acc.reduceLanes(VectorOperators.ADD) * codebook8.scale();
+        return sum(acc) * codebook8.scale();
     }
 
     private void int8x4(Activation a, float[] out, int outOff, int r) {
@@ -265,10 +266,26 @@ public final class PackedCqMatrix {
             acc3 = toFloat(s3).fma(FloatVector.broadcast(F16, scale * norm(r + 3, g)), acc3);
         }
         float cbScale = codebook8.scale();
-        out[outOff + r] = acc0.reduceLanes(VectorOperators.ADD) * cbScale;
-        out[outOff + r + 1] = acc1.reduceLanes(VectorOperators.ADD) * cbScale;
-        out[outOff + r + 2] = acc2.reduceLanes(VectorOperators.ADD) * cbScale;
-        out[outOff + r + 3] = acc3.reduceLanes(VectorOperators.ADD) * cbScale;
+        out[outOff + r] = sum(acc0) * cbScale;
+        out[outOff + r + 1] = sum(acc1) * cbScale;
+        out[outOff + r + 2] = sum(acc2) * cbScale;
+        out[outOff + r + 3] = sum(acc3) * cbScale;
+    }
+
+    private static final VectorShuffle<Float> SWAP8 = VectorShuffle.fromOp(F16, i -> i ^ 8);
+    private static final VectorShuffle<Float> SWAP4 = VectorShuffle.fromOp(F16, i -> i ^ 4);
+    private static final VectorShuffle<Float> SWAP2 = VectorShuffle.fromOp(F16, i -> i ^ 2);
+    private static final VectorShuffle<Float> SWAP1 = VectorShuffle.fromOp(F16, i -> i ^ 1);
+
+    /**
+     * Sum of the 16 lanes in a fixed pairwise order. {@code reduceLanes(ADD)} leaves the order
+     * open, and the interpreted and compiled forms of it differ, so results would depend on JIT timing.
+     */
+    private static float sum(FloatVector v) {
+        v = v.add(v.rearrange(SWAP8));
+        v = v.add(v.rearrange(SWAP4));
+        v = v.add(v.rearrange(SWAP2));
+        return v.add(v.rearrange(SWAP1)).lane(0);
     }
 
     private static FloatVector toFloat(IntVector v) {

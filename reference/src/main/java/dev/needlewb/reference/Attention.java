@@ -53,13 +53,23 @@ final class Attention {
         int groupSize = heads / kvHeads;
         double scale = Math.sqrt(hd);
         double[] weights = new double[keyCount];
-        for (int head = 0; head < heads; head++) {
-            double[] keys = cache.keys(layer, head / groupSize);
-            double[] values = cache.values(layer, head / groupSize);
-            for (int i = 0; i < count; i++) {
+        boolean[] visible = new boolean[keyCount];
+        for (int i = 0; i < count; i++) {
+            int query = pos + i;
+            // every mask is causal: keys after the query never count, unless none is visible at all
+            int seen = 0;
+            for (int key = 0; key <= query; key++) {
+                visible[key] = mask.visible(query, key);
+                if (visible[key]) seen++;
+            }
+            int span = seen == 0 ? keyCount : query + 1;
+            for (int head = 0; head < heads; head++) {
+                double[] keys = cache.keys(layer, head / groupSize);
+                double[] values = cache.values(layer, head / groupSize);
                 int qOff = (i * heads + head) * hd;
-                softmaxWeights(q, qOff, keys, hd, pos + i, keyCount, scale, mask, weights);
-                for (int key = 0; key < keyCount; key++) {
+                if (seen == 0) java.util.Arrays.fill(weights, 0, span, 1.0 / span);
+                else softmaxWeights(q, qOff, keys, hd, span, scale, visible, weights);
+                for (int key = 0; key < span; key++) {
                     if (weights[key] != 0) Vec.axpy(weights[key], values, key * hd, o, qOff, hd);
                 }
             }
@@ -72,32 +82,26 @@ final class Attention {
     }
 
     /**
-     * Softmax of {@code q.k / sqrt(head_dim)} over keys [0, keyCount) that {@code mask} shows to
-     * {@code query}; hidden keys weigh 0. A query that sees no key gets uniform weights over all of
-     * them, as upstream's "most negative finite" masking yields.
+     * Softmax of {@code q.k / sqrt(head_dim)} over the visible keys among [0, span); hidden keys
+     * weigh exactly 0, as upstream's "most negative finite" fill gives after exp. (A query that sees
+     * no key at all gets uniform weights over every key, which is what that fill yields.)
      */
-    private static void softmaxWeights(double[] q, int qOff, double[] keys, int hd, int query, int keyCount,
-                                       double scale, Mask mask, double[] weights) {
+    private static void softmaxWeights(double[] q, int qOff, double[] keys, int hd, int span, double scale,
+                                       boolean[] visible, double[] weights) {
         double max = Double.NEGATIVE_INFINITY;
-        boolean any = false;
-        for (int key = 0; key < keyCount; key++) {
-            if (mask.visible(query, key)) {
+        for (int key = 0; key < span; key++) {
+            if (visible[key]) {
                 double score = Vec.dot(q, qOff, keys, key * hd, hd) / scale;
                 weights[key] = score;
-                max = any ? Math.max(max, score) : score;
-                any = true;
+                max = Math.max(max, score);
             }
         }
-        if (!any) {
-            java.util.Arrays.fill(weights, 0, keyCount, 1.0 / keyCount);
-            return;
-        }
         double sum = 0;
-        for (int key = 0; key < keyCount; key++) {
-            double e = mask.visible(query, key) ? Math.exp(weights[key] - max) : 0;
+        for (int key = 0; key < span; key++) {
+            double e = visible[key] ? Math.exp(weights[key] - max) : 0;
             weights[key] = e;
             sum += e;
         }
-        for (int key = 0; key < keyCount; key++) weights[key] /= sum;
+        for (int key = 0; key < span; key++) weights[key] /= sum;
     }
 }

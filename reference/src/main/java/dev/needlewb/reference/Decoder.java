@@ -64,7 +64,7 @@ public final class Decoder {
         length += tokens.length;
         var g = model.geometry();
         return model.logits(Norms.zcnRows(h, tokens.length, g.dModel(), model.finalNorm()), tokens.length, pos,
-                settings, "", false);
+                settings, "");
     }
 
     /** The number of positions decoded so far. */

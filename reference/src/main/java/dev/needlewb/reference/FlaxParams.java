@@ -18,10 +18,6 @@ final class FlaxParams {
         this.params = params;
     }
 
-    boolean has(String key) {
-        return params.containsKey(key);
-    }
-
     /** True if some key starts with {@code prefix + "/"}. */
     boolean hasTree(String prefix) {
         return params.keySet().stream().anyMatch(k -> k.startsWith(prefix + "/"));

@@ -62,7 +62,7 @@ public final class ReferenceModel {
         checkTokens(tokens);
         RunSettings s = RunSettings.of(options);
         double[] h = runStack(tokens, sequenceMask(tokens, options, options.maskPadding()), s, null);
-        return logits(Norms.zcnRows(h, tokens.length, g.dModel(), w.finalNorm()), tokens.length, 0, s, "", true);
+        return logits(Norms.zcnRows(h, tokens.length, g.dModel(), w.finalNorm()), tokens.length, 0, s, "");
     }
 
     /**
@@ -142,7 +142,7 @@ public final class ReferenceModel {
         double[] m = mtp.combine().apply(joined, t);
         KvCache cache = new KvCache(1, g.numKvHeads(), g.headDim(), t);
         m = Block.forward(m, t, 0, mtp.block(), g, cache, 0, trunk.rope().positions(0, t), mask, s, "mtp.");
-        return logits(Norms.zcnRows(m, t, d, mtp.finalNorm()), t, 0, s, "mtp.", false);
+        return logits(Norms.zcnRows(m, t, d, mtp.finalNorm()), t, 0, s, "mtp.");
     }
 
     /** A cached decoder of at most {@code capacity} positions (see {@link Decoder}). */
@@ -160,13 +160,13 @@ public final class ReferenceModel {
 
     /**
      * The tied-embedding logits of final-normed rows {@code x} [rows, d] at positions from
-     * {@code firstPosition}: optional A8 rounding, then {@code x @ E^T}.
+     * {@code firstPosition}: optional A8 rounding (quantizer site {@code site + "final"}), then {@code x @ E^T}.
      */
-    double[][] logits(double[] x, int rows, int firstPosition, RunSettings s, String site, boolean tap) {
-        if (tap && s.taps().wants("final.norm")) s.taps().record("final.norm", x, rows, g.dModel());
+    double[][] logits(double[] x, int rows, int firstPosition, RunSettings s, String site) {
+        if (s.taps().wants("final.norm")) s.taps().record("final.norm", x, rows, g.dModel());
         if (s.quant()) ActQuant.apply(x, rows, g.dModel(), site + "final", firstPosition, s.watch());
         double[] logits = w.embeddingMatrix().applyTransposed(x, rows);
-        if (tap && s.taps().wants("logits")) s.taps().record("logits", logits, rows, g.vocab());
+        if (s.taps().wants("logits")) s.taps().record("logits", logits, rows, g.vocab());
         return rows(logits, rows, g.vocab());
     }
 

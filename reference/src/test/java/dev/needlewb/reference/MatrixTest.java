@@ -29,4 +29,10 @@ class MatrixTest {
                 for (int c = 0; c < out; c++) expectedT[r * in + k] += y[r * out + c] * w[k * out + c];
         assertThat(z).containsExactly(expectedT);
     }
+
+    @Test
+    void blasRunsWithTheConfiguredThreadCount() {
+        new Matrix(new double[] {1}, 1, 1).apply(new double[] {2}, 1);
+        assertThat(org.bytedeco.openblas.presets.openblas_nolapack.blas_get_num_threads()).isEqualTo(Blas.THREADS);
+    }
 }

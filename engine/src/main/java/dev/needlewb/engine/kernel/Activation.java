@@ -15,6 +15,7 @@ public final class Activation {
     private final CodeLayout layout;
     private final NumericMode mode;
     private final float[] natural;
+    private final int[] planeIndex;
     final float[] hx;
     final int[] q;
     final float[] scales;
@@ -31,6 +32,8 @@ public final class Activation {
         this.layout = layout;
         this.mode = mode;
         this.natural = new float[colsPad];
+        this.planeIndex = new int[colsPad];
+        for (int k = 0; k < colsPad; k++) planeIndex[k] = layout.planeIndex(k);
         this.hx = mode == NumericMode.EXACT ? new float[colsPad] : null;
         this.q = mode == NumericMode.INT8 ? new int[colsPad] : null;
         this.scales = mode == NumericMode.INT8 ? new float[colsPad / group] : null;
@@ -42,7 +45,7 @@ public final class Activation {
         java.util.Arrays.fill(natural, cols, colsPad, 0f);
         for (int g = 0; g < colsPad; g += group) Hadamard.transform(natural, g, group);
         if (mode == NumericMode.EXACT) {
-            for (int k = 0; k < colsPad; k++) hx[layout.planeIndex(k)] = natural[k];
+            for (int k = 0; k < colsPad; k++) hx[planeIndex[k]] = natural[k];
         } else {
             quantize();
         }
@@ -55,7 +58,7 @@ public final class Activation {
             float scale = absmax > 0f ? absmax / 127f : 1f;
             scales[gi] = scale;
             for (int k = g; k < g + group; k++) {
-                q[layout.planeIndex(k)] = (int) Math.rint(natural[k] / scale);
+                q[planeIndex[k]] = (int) Math.rint(natural[k] / scale);
             }
         }
     }

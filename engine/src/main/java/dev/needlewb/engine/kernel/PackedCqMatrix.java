@@ -7,7 +7,6 @@ import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -26,7 +25,7 @@ import jdk.incubator.vector.VectorSpecies;
 public final class PackedCqMatrix {
     static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
     static final VectorSpecies<Integer> I16 = IntVector.SPECIES_512;
-    static final VectorSpecies<Float> F16 = FloatVector.SPECIES_512;
+    static final VectorSpecies<Float> F16 = Lanes.F16;
     private static final ValueLayout.OfShort FP16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final String name;
@@ -272,20 +271,8 @@ public final class PackedCqMatrix {
         out[outOff + r + 3] = sum(acc3) * cbScale;
     }
 
-    private static final VectorShuffle<Float> SWAP8 = VectorShuffle.fromOp(F16, i -> i ^ 8);
-    private static final VectorShuffle<Float> SWAP4 = VectorShuffle.fromOp(F16, i -> i ^ 4);
-    private static final VectorShuffle<Float> SWAP2 = VectorShuffle.fromOp(F16, i -> i ^ 2);
-    private static final VectorShuffle<Float> SWAP1 = VectorShuffle.fromOp(F16, i -> i ^ 1);
-
-    /**
-     * Sum of the 16 lanes in a fixed pairwise order. {@code reduceLanes(ADD)} leaves the order
-     * open, and the interpreted and compiled forms of it differ, so results would depend on JIT timing.
-     */
     private static float sum(FloatVector v) {
-        v = v.add(v.rearrange(SWAP8));
-        v = v.add(v.rearrange(SWAP4));
-        v = v.add(v.rearrange(SWAP2));
-        return v.add(v.rearrange(SWAP1)).lane(0);
+        return Lanes.sum(v);
     }
 
     private static FloatVector toFloat(IntVector v) {

@@ -1,5 +1,8 @@
 package dev.needlewb.engine.layer;
 
+import dev.needlewb.engine.kernel.Lanes;
+import jdk.incubator.vector.FloatVector;
+
 /** float32 keys and values: the exact mode's cache (what the reference computes). */
 public final class FloatKvCache extends KvCache {
     private final float[][] keys;
@@ -19,19 +22,28 @@ public final class FloatKvCache extends KvCache {
     }
 
     @Override
-    public float dotKey(int layer, int pos, int dimOff, int n, float[] q, int qOff) {
+    public void scores(int layer, int from, int to, int dimOff, int n, float[] q, int qOff, float scale, float[] scores, int sOff) {
         float[] key = keys[layer];
-        int at = slot(pos) * kvDim + dimOff;
-        float s = 0f;
-        for (int i = 0; i < n; i++) s += q[qOff + i] * key[at + i];
-        return s;
+        for (int p = from; p < to; p++) {
+            int at = slot(p) * kvDim + dimOff;
+            FloatVector acc = FloatVector.zero(Lanes.F16);
+            for (int i = 0; i < n; i += 16) {
+                acc = FloatVector.fromArray(Lanes.F16, key, at + i).fma(FloatVector.fromArray(Lanes.F16, q, qOff + i), acc);
+            }
+            scores[sOff + p - from] = Lanes.sum(acc) * scale;
+        }
     }
 
     @Override
-    public void addValue(int layer, int pos, int dimOff, int n, float w, float[] out, int outOff) {
+    public void accumulate(int layer, int from, int to, int dimOff, int n, float[] w, int wOff, float[] out, int outOff) {
         float[] value = values[layer];
-        int at = slot(pos) * kvDim + dimOff;
-        for (int i = 0; i < n; i++) out[outOff + i] += w * value[at + i];
+        for (int i = 0; i < n; i += 16) {
+            FloatVector acc = FloatVector.fromArray(Lanes.F16, out, outOff + i);
+            for (int p = from; p < to; p++) {
+                acc = FloatVector.fromArray(Lanes.F16, value, slot(p) * kvDim + dimOff + i).fma(FloatVector.broadcast(Lanes.F16, w[wOff + p - from]), acc);
+            }
+            acc.intoArray(out, outOff + i);
+        }
     }
 
     @Override

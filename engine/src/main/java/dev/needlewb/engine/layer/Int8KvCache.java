@@ -1,5 +1,10 @@
 package dev.needlewb.engine.layer;
 
+import dev.needlewb.engine.kernel.Lanes;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+
 /**
  * int8 keys and values with one float32 scale per {@value #BLOCK} values (the production layout
  * upstream's KV budget assumes): {@code scale = absmax / 127} (1 for an all-zero block),
@@ -38,28 +43,36 @@ public final class Int8KvCache extends KvCache {
         }
     }
 
-    @Override
-    public float dotKey(int layer, int pos, int dimOff, int n, float[] q, int qOff) {
-        byte[] key = keys[layer];
-        float[] scales = keyScales[layer];
-        int at = slot(pos) * kvDim + dimOff;
-        float s = 0f;
-        for (int b = 0; b < n; b += BLOCK) {
-            float block = 0f;
-            for (int i = b; i < Math.min(n, b + BLOCK); i++) block += q[qOff + i] * key[at + i];
-            s += block * scales[(at + b) / BLOCK];
-        }
-        return s;
+    private static FloatVector widen(byte[] q, int at) {
+        return (FloatVector) ByteVector.fromArray(ByteVector.SPECIES_128, q, at).convertShape(VectorOperators.B2F, Lanes.F16, 0);
     }
 
     @Override
-    public void addValue(int layer, int pos, int dimOff, int n, float w, float[] out, int outOff) {
+    public void scores(int layer, int from, int to, int dimOff, int n, float[] q, int qOff, float scale, float[] scores, int sOff) {
+        byte[] key = keys[layer];
+        float[] ks = keyScales[layer];
+        for (int p = from; p < to; p++) {
+            int at = slot(p) * kvDim + dimOff;
+            FloatVector acc = FloatVector.zero(Lanes.F16);
+            for (int i = 0; i < n; i += 16) {
+                FloatVector qs = FloatVector.fromArray(Lanes.F16, q, qOff + i).mul(ks[(at + i) / BLOCK]);
+                acc = widen(key, at + i).fma(qs, acc);
+            }
+            scores[sOff + p - from] = Lanes.sum(acc) * scale;
+        }
+    }
+
+    @Override
+    public void accumulate(int layer, int from, int to, int dimOff, int n, float[] w, int wOff, float[] out, int outOff) {
         byte[] value = values[layer];
-        float[] scales = valueScales[layer];
-        int at = slot(pos) * kvDim + dimOff;
-        for (int b = 0; b < n; b += BLOCK) {
-            float ws = w * scales[(at + b) / BLOCK];
-            for (int i = b; i < Math.min(n, b + BLOCK); i++) out[outOff + i] += ws * value[at + i];
+        float[] vs = valueScales[layer];
+        for (int i = 0; i < n; i += 16) {
+            FloatVector acc = FloatVector.fromArray(Lanes.F16, out, outOff + i);
+            for (int p = from; p < to; p++) {
+                int at = slot(p) * kvDim + dimOff + i;
+                acc = widen(value, at).fma(FloatVector.broadcast(Lanes.F16, w[wOff + p - from] * vs[at / BLOCK]), acc);
+            }
+            acc.intoArray(out, outOff + i);
         }
     }
 

@@ -54,11 +54,15 @@ public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
     /** Stores {@code k[kOff, +kvDim)} and {@code v[vOff, +kvDim)} of {@code layer} at {@code pos}. */
     public abstract void write(int layer, int pos, float[] k, int kOff, float[] v, int vOff);
 
-    /** {@code dot(q[qOff, +n), key[layer, pos][dimOff, +n))}. */
-    public abstract float dotKey(int layer, int pos, int dimOff, int n, float[] q, int qOff);
+    /**
+     * {@code scores[sOff + p - from] = scale * dot(q[qOff, +n), key[layer, p][dimOff, +n))} for
+     * {@code p} in {@code [from, to)}; {@code n} a multiple of 16.
+     */
+    public abstract void scores(int layer, int from, int to, int dimOff, int n, float[] q, int qOff, float scale,
+            float[] scores, int sOff);
 
-    /** {@code out[outOff, +n) += w * value[layer, pos][dimOff, +n)}. */
-    public abstract void addValue(int layer, int pos, int dimOff, int n, float w, float[] out, int outOff);
+    /** {@code out[outOff, +n) += sum over p in [from, to) of w[wOff + p - from] * value[layer, p][dimOff, +n)}. */
+    public abstract void accumulate(int layer, int from, int to, int dimOff, int n, float[] w, int wOff, float[] out, int outOff);
 
     /** Bytes held for keys and values. */
     public abstract long bytes();

@@ -30,7 +30,9 @@ class KvCacheTest {
                     java.util.Arrays.fill(q, 0f);
                     q[i] = 1f;
                     // A float cache stores exactly.
-                    assertThat(c.dotKey(1, kpos, 0, KV, q, 0)).as("pos %d key %d", pos, kpos).isEqualTo(want[i]);
+                    float[] score = new float[1];
+                    c.scores(1, kpos, kpos + 1, 0, KV, q, 0, 1f, score, 0);
+                    assertThat(score[0]).as("pos %d key %d", pos, kpos).isEqualTo(want[i]);
                 }
             }
         }
@@ -54,10 +56,12 @@ class KvCacheTest {
                     bound += Math.abs(q[i]) * absmax / 127 / 2;
                 }
                 // Each stored key is within scale / 2 = absmax / 254 of the input; float slack 1e-5.
-                assertThat((double) c.dotKey(0, pos, off, 32, q, off)).isCloseTo(exact, org.assertj.core.data.Offset.offset(bound + 1e-5));
+                float[] score = new float[1];
+                c.scores(0, pos, pos + 1, off, 32, q, off, 1f, score, 0);
+                assertThat((double) score[0]).isCloseTo(exact, org.assertj.core.data.Offset.offset(bound + 1e-5));
             }
             float[] out = new float[KV];
-            c.addValue(0, pos, 0, KV, 2f, out, 0);
+            c.accumulate(0, pos, pos + 1, 0, KV, new float[] {2f}, 0, out, 0);
             for (int b = 0; b < KV; b += 32) {
                 double absmax = 0;
                 for (int i = b; i < b + 32; i++) absmax = Math.max(absmax, Math.abs(v[i]));

@@ -9,13 +9,15 @@ import java.util.concurrent.locks.LockSupport;
  * {@code threads - 1} workers. A matrix with at least {@link #SPLIT_ROWS} rows is cut into one
  * contiguous range per thread (boundaries on multiples of four, so every range but the last runs
  * the four-row kernel only); smaller matrices run whole on the caller. A decode step issues a few
- * hundred short jobs, so workers spin briefly before parking: a park/unpark round trip per job
- * would cost more than the job. One caller at a time: the pool belongs to one session.
+ * hundred short jobs, so waiting threads spin briefly (a park/unpark round trip per job would cost
+ * more than the job), then yield (on an oversubscribed machine the thread they wait for needs the
+ * core), and idle workers finally park. One caller at a time: the pool belongs to one session.
  */
 public final class RowPool implements AutoCloseable {
     /** Matrices with fewer rows than this run on the calling thread. */
     public static final int SPLIT_ROWS = 128;
-    private static final int SPINS_BEFORE_PARK = 1 << 16;
+    private static final int SPINS = 1 << 10;
+    private static final int YIELDS_BEFORE_PARK = 1 << 12;
 
     private final int threads;
     private final Thread[] workers;
@@ -65,7 +67,10 @@ public final class RowPool implements AutoCloseable {
             if (parked.get(i) != 0) LockSupport.unpark(workers[i]);
         }
         runPart(0);
-        while (pending.get() != 0) Thread.onSpinWait();
+        for (int spins = 0; pending.get() != 0; spins++) {
+            if (spins < SPINS) Thread.onSpinWait();
+            else Thread.yield();
+        }
     }
 
     private void runPart(int part) {
@@ -89,8 +94,10 @@ public final class RowPool implements AutoCloseable {
             int spins = 0;
             while (generation == seen) {
                 if (closed) return;
-                if (++spins < SPINS_BEFORE_PARK) {
+                if (++spins < SPINS) {
                     Thread.onSpinWait();
+                } else if (spins < SPINS + YIELDS_BEFORE_PARK) {
+                    Thread.yield();
                 } else {
                     parked.set(part - 1, 1);
                     if (generation == seen && !closed) LockSupport.park(this);

@@ -182,7 +182,7 @@ public final class PackedCqMatrix {
             }
             acc = sum.fma(FloatVector.broadcast(F16, norm(r, g)), acc);
         }
-        return sum(acc);
+        return Lanes.sum(acc);
     }
 
     private void exact4(float[] hx, float[] out, int outOff, int r) {
@@ -210,10 +210,10 @@ public final class PackedCqMatrix {
             acc2 = s2.fma(FloatVector.broadcast(F16, norm(r + 2, g)), acc2);
             acc3 = s3.fma(FloatVector.broadcast(F16, norm(r + 3, g)), acc3);
         }
-        out[outOff + r] = sum(acc0);
-        out[outOff + r + 1] = sum(acc1);
-        out[outOff + r + 2] = sum(acc2);
-        out[outOff + r + 3] = sum(acc3);
+        out[outOff + r] = Lanes.sum(acc0);
+        out[outOff + r + 1] = Lanes.sum(acc1);
+        out[outOff + r + 2] = Lanes.sum(acc2);
+        out[outOff + r + 3] = Lanes.sum(acc3);
     }
 
     private float int8x1(Activation a, int r) {
@@ -234,7 +234,7 @@ public final class PackedCqMatrix {
             }
             acc = toFloat(sum).fma(FloatVector.broadcast(F16, a.scales[g] * norm(r, g)), acc);
         }
-        return sum(acc) * codebook8.scale();
+        return Lanes.sum(acc) * codebook8.scale();
     }
 
     private void int8x4(Activation a, float[] out, int outOff, int r) {
@@ -265,14 +265,10 @@ public final class PackedCqMatrix {
             acc3 = toFloat(s3).fma(FloatVector.broadcast(F16, scale * norm(r + 3, g)), acc3);
         }
         float cbScale = codebook8.scale();
-        out[outOff + r] = sum(acc0) * cbScale;
-        out[outOff + r + 1] = sum(acc1) * cbScale;
-        out[outOff + r + 2] = sum(acc2) * cbScale;
-        out[outOff + r + 3] = sum(acc3) * cbScale;
-    }
-
-    private static float sum(FloatVector v) {
-        return Lanes.sum(v);
+        out[outOff + r] = Lanes.sum(acc0) * cbScale;
+        out[outOff + r + 1] = Lanes.sum(acc1) * cbScale;
+        out[outOff + r + 2] = Lanes.sum(acc2) * cbScale;
+        out[outOff + r + 3] = Lanes.sum(acc3) * cbScale;
     }
 
     private static FloatVector toFloat(IntVector v) {
@@ -299,7 +295,7 @@ public final class PackedCqMatrix {
         }
     }
 
-    /** Bytes of scratch {@link #decodeRow} needs. */
+    /** Length of the float scratch {@link #decodeRow} needs. */
     public int decodeScratchLength() {
         return group;
     }

@@ -33,7 +33,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * attention cost is the steady-state one. Also the load time (map + views) of the same file.
  */
 @State(Scope.Benchmark)
-@Warmup(iterations = 3, time = 2)
+@Warmup(iterations = 5, time = 2)
 @Measurement(iterations = 5, time = 2)
 @org.openjdk.jmh.annotations.Fork(value = 1, jvmArgsAppend = {Fork.VECTOR, Fork.NATIVE, "-Xmx2g"})
 public class DecodeBenchmark {

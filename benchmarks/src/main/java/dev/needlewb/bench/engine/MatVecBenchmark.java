@@ -24,12 +24,13 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * One CQ matrix-vector product on packed codes + norms held off-heap (as a mapped file would be):
  * the logit projection shape [8192, 512] CQ4 and a layer projection [512, 512] CQ2, in both modes.
- * The activation is prepared once (its cost is per input, shared by several matrices).
+ * The activation is prepared once (its cost is per input, shared by several matrices). The long
+ * warmup is needed: until C2 compiles the kernel, Vector API code runs interpreted at seconds per product.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 3, time = 1)
+@Warmup(iterations = 6, time = 2)
 @Measurement(iterations = 5, time = 1)
 @org.openjdk.jmh.annotations.Fork(value = 1, jvmArgsAppend = {Fork.VECTOR, Fork.NATIVE})
 public class MatVecBenchmark {

@@ -19,7 +19,7 @@ import dev.needlewb.engine.layer.TokenHistory;
 /**
  * One sequence being decoded, one token per {@link #step}: the cached decode path of SPEC section 3
  * (upstream {@code decode._forward_cached}) without fake quantization. All buffers are allocated
- * here once; a step allocates nothing but the few tap copies it is asked for. Not thread-safe.
+ * here once; a step allocates nothing but the tap copies it is asked for. Not thread-safe.
  */
 public final class Session {
     private final ModelWeights w;
@@ -39,6 +39,8 @@ public final class Session {
     private final Activation mhcIn, attnIn, attnOutIn, logitIn;
     private final float[] lanesX, nx, mixed, hp, hq, hr, hpre, hpost, sink, u, bx, xn, q, k, v, gate, o, attnOut, y,
             ek, ev, eu, ekUnit, logits, h, scratch;
+    private final PackedCqMatrix[][] mhcMatrices, attnMatrices;
+    private final float[][] mhcOutputs, attnOutputs;
     private int position;
 
     Session(ModelWeights w, NumericMode mode, RowPool pool, int window, int sinks, int maxPositions, TapSink taps) {
@@ -101,6 +103,15 @@ public final class Session {
         logits = new float[g.vocab()];
         h = new float[d];
         scratch = new float[w.embedding.decodeScratchLength()];
+        mhcMatrices = new PackedCqMatrix[g.numLayers()][];
+        attnMatrices = new PackedCqMatrix[g.numLayers()][];
+        for (int l = 0; l < g.numLayers(); l++) {
+            LayerWeights lw = w.layers[l];
+            mhcMatrices[l] = new PackedCqMatrix[] {lw.phiPre(), lw.phiPost(), lw.phiRes()};
+            attnMatrices[l] = new PackedCqMatrix[] {lw.q(), lw.k(), lw.v(), lw.gate()};
+        }
+        mhcOutputs = new float[][] {hp, hq, hr};
+        attnOutputs = new float[][] {q, k, v, gate};
     }
 
     /** The position the next token will take. */
@@ -165,7 +176,7 @@ public final class Session {
         // mHC: pre/post/res coefficients from the normalized flattened lanes.
         Norms.rmsUnit(lanesX, 0, lanes * d, nx, 0);
         mhcIn.prepare(nx, 0);
-        pool.matvec(mhcIn, new PackedCqMatrix[] {lw.phiPre(), lw.phiPost(), lw.phiRes()}, new float[][] {hp, hq, hr});
+        pool.matvec(mhcIn, mhcMatrices[l], mhcOutputs);
         for (int i = 0; i < lanes; i++) {
             hpre[i] = Norms.sigmoid(w.aPre[l] * hp[i] + w.bPre[l * lanes + i] + (i == s ? 4f : -4f));
             hpost[i] = 2f * Norms.sigmoid(w.aPost[l] * hq[i] + w.bPost[l * lanes + i] + (i == s ? 0f : -4f));
@@ -195,7 +206,7 @@ public final class Session {
         // Attention with its zero-centred norms, gated residual.
         Norms.zcn(bx, 0, d, lw.normIn(), 0, xn, 0);
         attnIn.prepare(xn, 0);
-        pool.matvec(attnIn, new PackedCqMatrix[] {lw.q(), lw.k(), lw.v(), lw.gate()}, new float[][] {q, k, v, gate});
+        pool.matvec(attnIn, attnMatrices[l], attnOutputs);
         for (int hh = 0; hh < heads; hh++) Norms.zcn(q, hh * headDim, headDim, lw.qNorm(), 0, q, hh * headDim);
         for (int hh = 0; hh < kvHeads; hh++) Norms.zcn(k, hh * headDim, headDim, lw.kNorm(), 0, k, hh * headDim);
         rope.apply(q, 0, heads, pos);

@@ -28,6 +28,8 @@ public final class Engram {
     private final Activation act;
     private final float[][] v0Ring;
     private final float[] v0;
+    private final PackedCqMatrix[] projections;
+    private final float[][] projected;
 
     public Engram(Weights w, int[] orders, int heads, int slots, int taps, int dilation, NumericMode mode) {
         this.w = w;
@@ -43,6 +45,8 @@ public final class Engram {
         this.act = w.key().newActivation(mode);
         this.v0Ring = new float[(taps - 1) * dilation + 1][d];
         this.v0 = new float[d];
+        this.projections = new PackedCqMatrix[] {w.key(), w.value()};
+        this.projected = new float[2][];
     }
 
     /** The gathered slot of every table at {@code pos} ({@code -1} where the n-gram is not whole). */
@@ -65,7 +69,9 @@ public final class Engram {
             else w.tables().decodeRow(t * slots + gathered[t], e, t * subDim, scratch);
         }
         act.prepare(e, 0);
-        pool.matvec(act, new PackedCqMatrix[] {w.key(), w.value()}, new float[][] {k, v0});
+        projected[0] = k;
+        projected[1] = v0;
+        pool.matvec(act, projections, projected);
         System.arraycopy(v0, 0, v0Ring[pos % v0Ring.length], 0, d);
         java.util.Arrays.fill(v, 0, d, 0f);
         for (int j = 0; j < taps; j++) {

@@ -52,11 +52,13 @@ class GoldenLogitsTest {
         }
     }
 
-    @Test
-    void windowAndSinksMatchTheWindowedDecode() throws Exception {
-        int[] tokens = tokens("s040");
-        double[] want = Golden.array(Golden.mini("decode.npz"), "stepwise_w16s3.s040.deq").asDoubles();
-        try (Engine e = Engine.open(cact(), EngineOptions.exact(tokens.length).withWindow(16, 3))) {
+    /** Upstream's step-by-step cached decode with a sliding window (and sinks), on the dequantized weights. */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"s040, stepwise_w16s3.s040.deq, 16, 3", "s300, stepwise_w256.s300.deq, 256, 0"})
+    void windowAndSinksMatchTheWindowedDecode(String seq, String key, int window, int sinks) throws Exception {
+        int[] tokens = tokens(seq);
+        double[] want = Golden.array(Golden.mini("decode.npz"), key).asDoubles();
+        try (Engine e = Engine.open(cact(), EngineOptions.exact(tokens.length).withWindow(window, sinks))) {
             Session s = e.newSession();
             double worst = 0;
             for (int t = 0; t < tokens.length; t++) {

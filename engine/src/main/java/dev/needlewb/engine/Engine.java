@@ -1,0 +1,91 @@
+package dev.needlewb.engine;
+
+import dev.needlewb.converter.FormatException;
+import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.engine.kernel.NumericMode;
+import dev.needlewb.engine.kernel.RowPool;
+import java.nio.file.Path;
+
+/**
+ * A loaded model: the memory-mapped {@code .cact} viewed as packed weights, plus the run options
+ * and the row-splitting thread pool. Loading reads the header and directory, widens the FP16
+ * vectors, and builds views: no CQ matrix is ever dequantized. Sessions hold the per-sequence state.
+ */
+public final class Engine implements AutoCloseable {
+    private final CactFile file;
+    private final boolean ownsFile;
+    private final ModelWeights weights;
+    private final EngineOptions options;
+    private final RowPool pool;
+    private final int window;
+    private final int maxPositions;
+
+    private Engine(CactFile file, boolean ownsFile, EngineOptions options) throws WorkbenchException {
+        this.file = file;
+        this.ownsFile = ownsFile;
+        this.options = options;
+        Geometry g = file.geometry();
+        this.window = options.window() == EngineOptions.FROM_HEADER ? g.kvWindow() : options.window();
+        this.maxPositions = options.maxPositions() == EngineOptions.FROM_HEADER ? g.maxSeqLen() : options.maxPositions();
+        if (options.mode() == NumericMode.INT8 && g.kvBits() != 8) {
+            throw new FormatException(file.path(), 16, "header kv_bits " + g.kvBits()
+                    + ": the engine's int8 mode runs an 8-bit KV cache only");
+        }
+        if (options.mode() == NumericMode.INT8 && g.headDim() % 32 != 0) {
+            throw new FormatException(file.path(), 40, "head_dim " + g.headDim() + " is not a multiple of the int8 KV block 32");
+        }
+        this.weights = new ModelWeights(file);
+        this.pool = new RowPool(options.threads());
+    }
+
+    /** Maps {@code path} and loads it; {@link #close} unmaps. */
+    public static Engine open(Path path, EngineOptions options) throws WorkbenchException {
+        CactFile file = CactFile.open(path);
+        try {
+            return new Engine(file, true, options);
+        } catch (WorkbenchException | RuntimeException e) {
+            file.close();
+            throw e;
+        }
+    }
+
+    /** Loads from an open file the caller keeps open (and closes) for the engine's lifetime. */
+    public static Engine load(CactFile file, EngineOptions options) throws WorkbenchException {
+        return new Engine(file, false, options);
+    }
+
+    public Geometry geometry() {
+        return weights.g;
+    }
+
+    public EngineOptions options() {
+        return options;
+    }
+
+    /** The sliding window in effect (0 = none). */
+    public int window() {
+        return window;
+    }
+
+    public int maxPositions() {
+        return maxPositions;
+    }
+
+    /** A fresh sequence at position 0 without taps. */
+    public Session newSession() {
+        return new Session(weights, options.mode(), pool, window, options.sinks(), maxPositions, null);
+    }
+
+    /** A fresh sequence recording taps into {@code taps}. */
+    public Session newSession(TapSink taps) {
+        return new Session(weights, options.mode(), pool, window, options.sinks(), maxPositions, taps);
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+        if (ownsFile) file.close();
+    }
+}

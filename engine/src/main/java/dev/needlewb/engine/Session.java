@@ -1,0 +1,263 @@
+package dev.needlewb.engine;
+
+import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.engine.kernel.Activation;
+import dev.needlewb.engine.kernel.NumericMode;
+import dev.needlewb.engine.kernel.PackedCqMatrix;
+import dev.needlewb.engine.kernel.RowPool;
+import dev.needlewb.engine.layer.Attention;
+import dev.needlewb.engine.layer.Engram;
+import dev.needlewb.engine.layer.FloatKvCache;
+import dev.needlewb.engine.layer.HadamardMlp;
+import dev.needlewb.engine.layer.Int8KvCache;
+import dev.needlewb.engine.layer.KvCache;
+import dev.needlewb.engine.layer.Norms;
+import dev.needlewb.engine.layer.Rope;
+import dev.needlewb.engine.layer.Sinkhorn;
+import dev.needlewb.engine.layer.TokenHistory;
+
+/**
+ * One sequence being decoded, one token per {@link #step}: the cached decode path of SPEC section 3
+ * (upstream {@code decode._forward_cached}) without fake quantization. All buffers are allocated
+ * here once; a step allocates nothing but the tap copies it is asked for. Not thread-safe.
+ */
+public final class Session {
+    private final ModelWeights w;
+    private final Geometry g;
+    private final RowPool pool;
+    private final TapSink taps;
+    private final KvCache cache;
+    private final Rope rope;
+    private final Attention attention;
+    private final HadamardMlp mlp;
+    private final TokenHistory history;
+    private final Engram[] engrams;
+    private final int[] siteOfLayer;
+    private final int d, lanes, heads, kvHeads, headDim;
+    private final float embedScale;
+
+    private final Activation mhcIn, attnIn, attnOutIn, logitIn;
+    private final float[] lanesX, nx, mixed, hp, hq, hr, hpre, hpost, sink, u, bx, xn, q, k, v, gate, o, attnOut, y,
+            ek, ev, eu, ekUnit, logits, h, scratch;
+    private final PackedCqMatrix[][] mhcMatrices, attnMatrices;
+    private final float[][] mhcOutputs, attnOutputs;
+    private int position;
+
+    Session(ModelWeights w, NumericMode mode, RowPool pool, int window, int sinks, int maxPositions, TapSink taps) {
+        this.w = w;
+        this.g = w.g;
+        this.pool = pool;
+        this.taps = taps;
+        d = g.dModel();
+        lanes = g.mhcLanes();
+        heads = g.numHeads();
+        kvHeads = g.numKvHeads();
+        headDim = g.headDim();
+        embedScale = (float) Math.sqrt(d);
+        cache = mode == NumericMode.EXACT
+                ? new FloatKvCache(g.numLayers(), g.kvDim(), window, sinks, maxPositions)
+                : new Int8KvCache(g.numLayers(), g.kvDim(), window, sinks, maxPositions);
+        rope = new Rope(headDim, maxPositions, g.ropeTheta());
+        attention = new Attention(heads, kvHeads, headDim, maxPositions);
+        mlp = new HadamardMlp(d, g.hadaN());
+        int[] orders = g.engramOrders();
+        int maxOrder = 1;
+        for (int o : orders) maxOrder = Math.max(maxOrder, o);
+        history = new TokenHistory(maxOrder);
+        engrams = new Engram[g.numEngramSites()];
+        siteOfLayer = new int[g.numLayers()];
+        java.util.Arrays.fill(siteOfLayer, -1);
+        for (int s = 0; s < engrams.length; s++) {
+            engrams[s] = new Engram(w.engrams[s], orders, g.engramHeads(), g.engramSlots(), g.engramConvTaps(),
+                    g.engramConvDilation(), mode);
+            siteOfLayer[g.engramSites()[s]] = s;
+        }
+        LayerWeights l0 = w.layers[0];
+        mhcIn = l0.phiPre().newActivation(mode);
+        attnIn = l0.q().newActivation(mode);
+        attnOutIn = l0.out().newActivation(mode);
+        logitIn = w.embedding.newActivation(mode);
+        lanesX = new float[lanes * d];
+        nx = new float[lanes * d];
+        mixed = new float[lanes * d];
+        hp = new float[lanes];
+        hq = new float[lanes];
+        hr = new float[lanes * lanes];
+        hpre = new float[lanes];
+        hpost = new float[lanes];
+        sink = new float[lanes * lanes];
+        u = new float[d];
+        bx = new float[d];
+        xn = new float[d];
+        q = new float[g.qDim()];
+        k = new float[g.kvDim()];
+        v = new float[g.kvDim()];
+        gate = new float[g.qDim()];
+        o = new float[g.qDim()];
+        attnOut = new float[d];
+        y = new float[d];
+        ek = new float[d];
+        ev = new float[d];
+        eu = new float[d];
+        ekUnit = new float[d];
+        logits = new float[g.vocab()];
+        h = new float[d];
+        scratch = new float[w.embedding.decodeScratchLength()];
+        mhcMatrices = new PackedCqMatrix[g.numLayers()][];
+        attnMatrices = new PackedCqMatrix[g.numLayers()][];
+        for (int l = 0; l < g.numLayers(); l++) {
+            LayerWeights lw = w.layers[l];
+            mhcMatrices[l] = new PackedCqMatrix[] {lw.phiPre(), lw.phiPost(), lw.phiRes()};
+            attnMatrices[l] = new PackedCqMatrix[] {lw.q(), lw.k(), lw.v(), lw.gate()};
+        }
+        mhcOutputs = new float[][] {hp, hq, hr};
+        attnOutputs = new float[][] {q, k, v, gate};
+    }
+
+    /** The position the next token will take. */
+    public int position() {
+        return position;
+    }
+
+    /** The KV cache (window, sinks, bytes held). */
+    public KvCache cache() {
+        return cache;
+    }
+
+    /**
+     * Feeds {@code tokens} one by one from the current position and returns a copy of the logits
+     * after the last one.
+     */
+    public float[] prefill(int[] tokens) {
+        if (tokens.length == 0) throw new IllegalArgumentException("prefill needs at least one token");
+        float[] last = null;
+        for (int t : tokens) last = step(t);
+        return last.clone();
+    }
+
+    /**
+     * Runs {@code token} at the current position and advances. Returns the full-vocabulary logits
+     * in a buffer this session reuses: the next step overwrites it.
+     */
+    public float[] step(int token) {
+        if (token < 0 || token >= g.vocab()) throw new IllegalArgumentException("token " + token + " outside vocab " + g.vocab());
+        if (position >= cache.maxPositions()) {
+            throw new IllegalStateException("session is full: " + cache.maxPositions() + " positions");
+        }
+        int pos = position;
+        history.push(pos, token);
+        w.embedding.decodeRow(token, u, 0, scratch);
+        for (int i = 0; i < d; i++) u[i] *= embedScale;
+        tap("embed", pos, u, d);
+        for (int lane = 0; lane < lanes; lane++) System.arraycopy(u, 0, lanesX, lane * d, d);
+
+        for (int l = 0; l < g.numLayers(); l++) layer(l, pos);
+
+        for (int i = 0; i < d; i++) {
+            float s = 0f;
+            for (int lane = 0; lane < lanes; lane++) s += lanesX[lane * d + i];
+            h[i] = s / lanes;
+        }
+        Norms.zcn(h, 0, d, w.finalNorm, 0, h, 0);
+        tap("final.norm", pos, h, d);
+        logitIn.prepare(h, 0);
+        pool.matvec(logitIn, w.embedding, logits);
+        tap("logits", pos, logits, g.vocab());
+        position++;
+        return logits;
+    }
+
+    private void layer(int l, int pos) {
+        LayerWeights lw = w.layers[l];
+        String name = taps == null ? null : String.format("layer%02d.", l);
+        int s = l % lanes;
+        tap(name, "lanes_in", pos, lanesX, lanes, d);
+
+        // mHC: pre/post/res coefficients from the normalized flattened lanes.
+        Norms.rmsUnit(lanesX, 0, lanes * d, nx, 0);
+        mhcIn.prepare(nx, 0);
+        pool.matvec(mhcIn, mhcMatrices[l], mhcOutputs);
+        for (int i = 0; i < lanes; i++) {
+            hpre[i] = Norms.sigmoid(w.aPre[l] * hp[i] + w.bPre[l * lanes + i] + (i == s ? 4f : -4f));
+            hpost[i] = 2f * Norms.sigmoid(w.aPost[l] * hq[i] + w.bPost[l * lanes + i] + (i == s ? 0f : -4f));
+        }
+        for (int i = 0; i < lanes * lanes; i++) hr[i] = w.aRes[l] * hr[i] + w.bRes[l * lanes * lanes + i];
+        tap(name, "hpre", pos, hpre, lanes);
+        java.util.Arrays.fill(u, 0f);
+        for (int lane = 0; lane < lanes; lane++) {
+            for (int i = 0; i < d; i++) u[i] += hpre[lane] * lanesX[lane * d + i];
+        }
+        tap(name, "u", pos, u, d);
+
+        // Block input: u plus the gated engram value at engram sites.
+        System.arraycopy(u, 0, bx, 0, d);
+        int site = siteOfLayer[l];
+        if (site >= 0) {
+            engrams[site].step(history, pos, pool, ek, ev);
+            Norms.rmsUnit(u, 0, d, eu, 0);
+            Norms.rmsUnit(ek, 0, d, ekUnit, 0);
+            float dot = 0f;
+            for (int i = 0; i < d; i++) dot += eu[i] * ekUnit[i];
+            float alpha = Norms.sigmoid(dot / (float) Math.sqrt(d));
+            for (int i = 0; i < d; i++) bx[i] += alpha * ev[i];
+            if (taps != null) tap(name, "engram_alpha", pos, new float[] {alpha}, 1);
+        }
+
+        // Attention with its zero-centred norms, gated residual.
+        Norms.zcn(bx, 0, d, lw.normIn(), 0, xn, 0);
+        attnIn.prepare(xn, 0);
+        pool.matvec(attnIn, attnMatrices[l], attnOutputs);
+        for (int hh = 0; hh < heads; hh++) Norms.zcn(q, hh * headDim, headDim, lw.qNorm(), 0, q, hh * headDim);
+        for (int hh = 0; hh < kvHeads; hh++) Norms.zcn(k, hh * headDim, headDim, lw.kNorm(), 0, k, hh * headDim);
+        rope.apply(q, 0, heads, pos);
+        rope.apply(k, 0, kvHeads, pos);
+        tap(name, "attn.q", pos, q, heads, headDim);
+        tap(name, "attn.k", pos, k, kvHeads, headDim);
+        tap(name, "attn.v", pos, v, kvHeads, headDim);
+        cache.write(l, pos, k, 0, v, 0);
+        attention.attend(cache, l, pos, q, o);
+        for (int i = 0; i < o.length; i++) o[i] *= Norms.sigmoid(gate[i]);
+        attnOutIn.prepare(o, 0);
+        pool.matvec(attnOutIn, lw.out(), attnOut);
+        tap(name, "attn.out", pos, attnOut, d);
+        Norms.zcn(attnOut, 0, d, lw.postNorm(), 0, attnOut, 0);
+        float attnGate = Norms.sigmoid(lw.attnGate());
+        for (int i = 0; i < d; i++) bx[i] += attnGate * attnOut[i];
+
+        // Hadamard MLP residual.
+        Norms.zcn(bx, 0, d, lw.preHada(), 0, xn, 0);
+        mlp.apply(xn, lw.d1(), lw.d2(), lw.d3(), y);
+        for (int i = 0; i < d; i++) bx[i] += y[i];
+        tap(name, "block_out", pos, bx, d);
+
+        // mHC update: X = sinkhorn(A) X + hpost * (block(u) - u).
+        for (int i = 0; i < d; i++) y[i] = bx[i] - u[i];
+        Sinkhorn.apply(hr, lanes, sink);
+        tap(name, "hpost", pos, hpost, lanes);
+        tap(name, "sinkhorn", pos, sink, lanes, lanes);
+        java.util.Arrays.fill(mixed, 0f);
+        for (int i = 0; i < lanes; i++) {
+            for (int j = 0; j < lanes; j++) {
+                float p = sink[i * lanes + j];
+                for (int c = 0; c < d; c++) mixed[i * d + c] += p * lanesX[j * d + c];
+            }
+            for (int c = 0; c < d; c++) mixed[i * d + c] += hpost[i] * y[c];
+        }
+        System.arraycopy(mixed, 0, lanesX, 0, lanes * d);
+        tap(name, "lanes_out", pos, lanesX, lanes, d);
+    }
+
+    private void tap(String layerPrefix, String name, int pos, float[] values, int n) {
+        if (taps != null) tap(layerPrefix + name, pos, values, n);
+    }
+
+    private void tap(String layerPrefix, String name, int pos, float[] values, int rows, int cols) {
+        if (taps != null && taps.wants(layerPrefix + name)) {
+            taps.record(layerPrefix + name, pos, java.util.Arrays.copyOf(values, rows * cols), rows, cols);
+        }
+    }
+
+    private void tap(String name, int pos, float[] values, int n) {
+        if (taps != null && taps.wants(name)) taps.record(name, pos, java.util.Arrays.copyOf(values, n), n);
+    }
+}

@@ -1,0 +1,33 @@
+package dev.needlewb.engine.layer;
+
+import dev.needlewb.engine.kernel.Hadamard;
+
+/**
+ * The Hadamard MLP: {@code z = (d1 * pad(x)) H; z = silu(d2 * z) H; out = crop(d3 * z)} with H the
+ * orthonormal Walsh-Hadamard matrix of size {@code n} (a power of two >= d), applied by FWHT.
+ */
+public final class HadamardMlp {
+    private final int d;
+    private final int n;
+    private final float[] z;
+
+    public HadamardMlp(int d, int n) {
+        if (!Hadamard.isPowerOfTwo(n) || n < d) throw new IllegalArgumentException("Hadamard length " + n + " for width " + d);
+        this.d = d;
+        this.n = n;
+        this.z = new float[n];
+    }
+
+    /** {@code out[d] = mlp(x[d])} with the layer's diagonals {@code d1, d2, d3} (length n). */
+    public void apply(float[] x, float[] d1, float[] d2, float[] d3, float[] out) {
+        for (int i = 0; i < d; i++) z[i] = d1[i] * x[i];
+        java.util.Arrays.fill(z, d, n, 0f);
+        Hadamard.transform(z, 0, n);
+        for (int i = 0; i < n; i++) {
+            float t = d2[i] * z[i];
+            z[i] = t / (1f + (float) Math.exp(-t));
+        }
+        Hadamard.transform(z, 0, n);
+        for (int i = 0; i < d; i++) out[i] = d3[i] * z[i];
+    }
+}

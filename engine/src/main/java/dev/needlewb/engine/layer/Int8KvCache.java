@@ -1,0 +1,119 @@
+package dev.needlewb.engine.layer;
+
+import dev.needlewb.engine.kernel.Lanes;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+
+/**
+ * int8 keys and values with one float32 scale per {@value #BLOCK} values (the production layout
+ * upstream's KV budget assumes): {@code scale = absmax / 127} (1 for an all-zero block),
+ * {@code q = round_half_even(x / scale)}, so each stored value is within {@code scale / 2} of the input.
+ * Keys are stored dimension-major ({@code [dim][slot]}, scales {@code [block][slot]}) so scores come
+ * out 16 slots at a time with no horizontal sums; values stay slot-major for the weighted sum.
+ */
+public final class Int8KvCache extends KvCache {
+    public static final int BLOCK = 32;
+    private final byte[][] keys;
+    private final byte[][] values;
+    private final float[][] keyScales;
+    private final float[][] valueScales;
+
+    public Int8KvCache(int layers, int kvDim, int window, int sinks, int maxPositions) {
+        super(layers, kvDim, window, sinks, maxPositions);
+        if (kvDim % BLOCK != 0) throw new IllegalArgumentException("kv width " + kvDim + " is not a multiple of " + BLOCK);
+        keys = new byte[layers][capacity * kvDim];
+        values = new byte[layers][capacity * kvDim];
+        keyScales = new float[layers][capacity * kvDim / BLOCK];
+        valueScales = new float[layers][capacity * kvDim / BLOCK];
+    }
+
+    @Override
+    public void write(int layer, int pos, float[] k, int kOff, float[] v, int vOff) {
+        int slot = slot(pos);
+        quantize(v, vOff, values[layer], valueScales[layer], slot * kvDim);
+        byte[] kt = keys[layer];
+        float[] ks = keyScales[layer];
+        for (int b = 0; b < kvDim; b += BLOCK) {
+            float scale = blockScale(k, kOff + b);
+            ks[(b / BLOCK) * capacity + slot] = scale;
+            for (int i = b; i < b + BLOCK; i++) kt[i * capacity + slot] = (byte) Math.rint(k[kOff + i] / scale);
+        }
+    }
+
+    private static float blockScale(float[] x, int off) {
+        float absmax = 0f;
+        for (int i = 0; i < BLOCK; i++) absmax = Math.max(absmax, Math.abs(x[off + i]));
+        return absmax > 0f ? absmax / 127f : 1f;
+    }
+
+    private void quantize(float[] x, int off, byte[] q, float[] scales, int at) {
+        for (int b = 0; b < kvDim; b += BLOCK) {
+            float scale = blockScale(x, off + b);
+            scales[(at + b) / BLOCK] = scale;
+            for (int i = 0; i < BLOCK; i++) q[at + b + i] = (byte) Math.rint(x[off + b + i] / scale);
+        }
+    }
+
+    private static FloatVector widen(byte[] q, int at) {
+        return (FloatVector) ByteVector.fromArray(ByteVector.SPECIES_128, q, at).convertShape(VectorOperators.B2F, Lanes.F16, 0);
+    }
+
+    @Override
+    public void scores(int layer, int from, int to, int dimOff, int n, float[] q, int qOff, float scale, float[] scores, int sOff) {
+        for (int p = from; p < to; ) {
+            int slot = slot(p);
+            int limit = window != 0 && slot < sinks ? sinks : capacity;
+            int run = Math.min(to - p, limit - slot);
+            slotScores(layer, slot, run, dimOff, n, q, qOff, scale, scores, sOff + p - from);
+            p += run;
+        }
+    }
+
+    /** Scores of {@code run} consecutive slots from {@code slot}: 16 at a time, then one by one. */
+    private void slotScores(int layer, int slot, int run, int dimOff, int n, float[] q, int qOff, float scale,
+            float[] scores, int sOff) {
+        byte[] kt = keys[layer];
+        float[] ks = keyScales[layer];
+        int j = 0;
+        for (; j + 16 <= run; j += 16) {
+            FloatVector total = FloatVector.zero(Lanes.F16);
+            for (int b = 0; b < n; b += BLOCK) {
+                FloatVector acc = FloatVector.zero(Lanes.F16);
+                for (int d = b; d < b + BLOCK; d++) {
+                    acc = widen(kt, (dimOff + d) * capacity + slot + j).fma(FloatVector.broadcast(Lanes.F16, q[qOff + d]), acc);
+                }
+                total = acc.fma(FloatVector.fromArray(Lanes.F16, ks, ((dimOff + b) / BLOCK) * capacity + slot + j), total);
+            }
+            total.mul(scale).intoArray(scores, sOff + j);
+        }
+        for (; j < run; j++) {
+            float total = 0f;
+            for (int b = 0; b < n; b += BLOCK) {
+                float acc = 0f;
+                for (int d = b; d < b + BLOCK; d++) acc += q[qOff + d] * kt[(dimOff + d) * capacity + slot + j];
+                total += acc * ks[((dimOff + b) / BLOCK) * capacity + slot + j];
+            }
+            scores[sOff + j] = total * scale;
+        }
+    }
+
+    @Override
+    public void accumulate(int layer, int from, int to, int dimOff, int n, float[] w, int wOff, float[] out, int outOff) {
+        byte[] value = values[layer];
+        float[] vs = valueScales[layer];
+        for (int i = 0; i < n; i += 16) {
+            FloatVector acc = FloatVector.fromArray(Lanes.F16, out, outOff + i);
+            for (int p = from; p < to; p++) {
+                int at = slot(p) * kvDim + dimOff + i;
+                acc = widen(value, at).fma(FloatVector.broadcast(Lanes.F16, w[wOff + p - from] * vs[at / BLOCK]), acc);
+            }
+            acc.intoArray(out, outOff + i);
+        }
+    }
+
+    @Override
+    public long bytes() {
+        return 2L * layers * capacity * (kvDim + (long) kvDim / BLOCK * Float.BYTES);
+    }
+}

@@ -1,0 +1,69 @@
+package dev.needlewb.engine.layer;
+
+/**
+ * Keys (after k_norm and RoPE) and values of every layer for the visible positions. A key at
+ * {@code kpos} is visible to a query at {@code qpos >= kpos} when {@code qpos - kpos < window} or
+ * {@code kpos < sinks} (pinned sink positions, e.g. a tool prefix); {@code window == 0} means no
+ * window. Storage is {@code sinks} pinned slots plus a ring of {@code window} slots, or one slot per
+ * position up to {@code maxPositions} without a window.
+ */
+public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
+    protected final int layers;
+    protected final int kvDim;
+    protected final int window;
+    protected final int sinks;
+    protected final int capacity;
+    private final int maxPositions;
+
+    protected KvCache(int layers, int kvDim, int window, int sinks, int maxPositions) {
+        if (window < 0 || sinks < 0 || maxPositions <= 0) {
+            throw new IllegalArgumentException("window " + window + ", sinks " + sinks + ", max positions " + maxPositions);
+        }
+        this.layers = layers;
+        this.kvDim = kvDim;
+        this.window = window;
+        this.sinks = sinks;
+        this.maxPositions = maxPositions;
+        this.capacity = window == 0 ? maxPositions : Math.min(maxPositions, sinks + window);
+    }
+
+    public int window() {
+        return window;
+    }
+
+    public int sinks() {
+        return sinks;
+    }
+
+    /** Positions a session may reach (exclusive). */
+    public int maxPositions() {
+        return maxPositions;
+    }
+
+    /** The first non-sink position a query at {@code qpos} sees. */
+    public int windowStart(int qpos) {
+        return window == 0 ? 0 : Math.max(0, qpos - window + 1);
+    }
+
+    protected int slot(int pos) {
+        if (pos >= maxPositions) throw new IllegalStateException("position " + pos + " beyond the cache's " + maxPositions);
+        if (window == 0 || pos < sinks) return pos;
+        return sinks + (pos - sinks) % window;
+    }
+
+    /** Stores {@code k[kOff, +kvDim)} and {@code v[vOff, +kvDim)} of {@code layer} at {@code pos}. */
+    public abstract void write(int layer, int pos, float[] k, int kOff, float[] v, int vOff);
+
+    /**
+     * {@code scores[sOff + p - from] = scale * dot(q[qOff, +n), key[layer, p][dimOff, +n))} for
+     * {@code p} in {@code [from, to)}; {@code n} a multiple of 16.
+     */
+    public abstract void scores(int layer, int from, int to, int dimOff, int n, float[] q, int qOff, float scale,
+            float[] scores, int sOff);
+
+    /** {@code out[outOff, +n) += sum over p in [from, to) of w[wOff + p - from] * value[layer, p][dimOff, +n)}. */
+    public abstract void accumulate(int layer, int from, int to, int dimOff, int n, float[] w, int wOff, float[] out, int outOff);
+
+    /** Bytes held for keys and values. */
+    public abstract long bytes();
+}

@@ -1,0 +1,49 @@
+package dev.needlewb.reference;
+
+import org.bytedeco.javacpp.DoublePointer;
+import org.bytedeco.openblas.global.openblas_nolapack;
+
+/**
+ * Float64 matrix products through OpenBLAS dgemm (its JavaCPP binding, the BLAS that ND4J ships).
+ * ND4J's own INDArray operations cost about 0.25 ms of CPU per call in overhead here, which made a
+ * decode step of the released geometry (about 170 products) far too slow; calling dgemm directly
+ * costs microseconds. Everything else in the reference is plain Java loops.
+ *
+ * <p>Threads: {@code -Dneedlewb.reference.threads=N} (default: the available processors), set once
+ * when this class loads.
+ */
+final class Blas {
+    static final int THREADS = Integer.getInteger("needlewb.reference.threads",
+            Runtime.getRuntime().availableProcessors());
+
+    static {
+        org.bytedeco.openblas.presets.openblas_nolapack.blas_set_num_threads(THREADS);
+    }
+
+    private Blas() {}
+
+    /** An off-heap copy of {@code values}. */
+    static DoublePointer offHeap(double[] values) {
+        return new DoublePointer(values);
+    }
+
+    /**
+     * {@code a [m, k] @ b} where the off-heap b is row-major [k, n], or [n, k] used transposed when
+     * {@code transposeB}; returns the row-major [m, n] product.
+     */
+    static double[] multiply(double[] a, int m, int k, DoublePointer b, int n, boolean transposeB) {
+        if ((long) m * k != a.length) {
+            throw new IllegalArgumentException("left operand [" + m + ", " + k + "] needs " + (long) m * k
+                    + " values, got " + a.length);
+        }
+        double[] out = new double[Math.multiplyExact(m, n)];
+        if (m == 0 || n == 0) return out;
+        try (DoublePointer left = new DoublePointer(a); DoublePointer product = new DoublePointer((long) m * n)) {
+            openblas_nolapack.cblas_dgemm(openblas_nolapack.CblasRowMajor, openblas_nolapack.CblasNoTrans,
+                    transposeB ? openblas_nolapack.CblasTrans : openblas_nolapack.CblasNoTrans,
+                    m, n, k, 1.0, left, k, b, transposeB ? k : n, 0.0, product, n);
+            product.get(out);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,39 @@
+package dev.needlewb.reference;
+
+import dev.needlewb.converter.model.Geometry;
+
+/**
+ * One transformer Block after its engram injection: pre-norm attention, post norm, sigmoid-gated
+ * residual, then the pre-normed Hadamard MLP residual ({@code (d1*pad(z)) @ H}, silu(d2 * .) @ H,
+ * d3 * ., cropped to d; no post norm, no gate).
+ */
+final class Block {
+    private Block() {}
+
+    /** The Block output [count, d] for input {@code x} [count, d] at positions [pos, pos + count). */
+    static double[] forward(double[] x, int count, int pos, BlockWeights w, Geometry g, KvCache cache, int layer,
+                            Rope.Table rope, Mask mask, RunSettings s, String tap) {
+        int d = g.dModel();
+        double[] h = Norms.zcnRows(x, count, d, w.normIn());
+        if (s.quant()) ActQuant.apply(h, count, d, tap + "attn_in", pos, s.watch());
+        double[] a = Attention.forward(h, count, pos, w, g, cache, layer, rope, mask, s, tap);
+        a = Norms.zcnRows(a, count, d, w.postNorm());
+        double gate = Norms.sigmoid(w.attnGate());
+        double[] out = new double[count * d];
+        for (int i = 0; i < out.length; i++) out[i] = x[i] + gate * a[i];
+
+        int n = w.d1().length;
+        double hadamardEntry = 1.0 / Math.sqrt(n);
+        double[] z = new double[n];
+        for (int i = 0; i < count; i++) {
+            java.util.Arrays.fill(z, 0.0);
+            Norms.zcn(out, i * d, d, w.preHadaNorm(), 0, z, 0);
+            for (int j = 0; j < n; j++) z[j] *= w.d1()[j];
+            Hadamard.transform(z, 0, n, hadamardEntry);
+            for (int j = 0; j < n; j++) z[j] = Norms.silu(w.d2()[j] * z[j]);
+            Hadamard.transform(z, 0, n, hadamardEntry);
+            for (int j = 0; j < d; j++) out[i * d + j] += w.d3()[j] * z[j];
+        }
+        return out;
+    }
+}

@@ -1,0 +1,62 @@
+package dev.needlewb.reference;
+
+/**
+ * The mHC coefficients of one layer for every position: {@code hpre} [count, n], {@code hpost}
+ * [count, n] and the Sinkhorn-normalised residual mixing {@code residual} [count, n, n], all from
+ * {@code rms_unit} of the flattened lanes. The selected lane {@code l mod n} gets the +4 / 0 offsets,
+ * the others -4 / -4.
+ */
+record LaneMixing(double[] hpre, double[] hpost, double[] residual) {
+
+    static LaneMixing compute(double[] lanes, int count, int n, int d, int selected, MhcWeights m) {
+        int width = n * d;
+        double[] nx = new double[lanes.length];
+        for (int i = 0; i < count; i++) Norms.rmsUnit(lanes, i * width, width, nx, i * width);
+        double[] proj = m.phi().apply(nx, count);
+        int cols = 2 * n + n * n;
+        double[] hpre = new double[count * n];
+        double[] hpost = new double[count * n];
+        double[] residual = new double[count * n * n];
+        double[] logits = new double[n * n];
+        for (int i = 0; i < count; i++) {
+            int row = i * cols;
+            for (int a = 0; a < n; a++) {
+                double preOff = a == selected ? 4 : -4;
+                double postOff = a == selected ? 0 : -4;
+                hpre[i * n + a] = Norms.sigmoid(m.aPre() * proj[row + a] + m.bPre()[a] + preOff);
+                hpost[i * n + a] = 2 * Norms.sigmoid(m.aPost() * proj[row + n + a] + m.bPost()[a] + postOff);
+            }
+            for (int j = 0; j < n * n; j++) logits[j] = m.aRes() * proj[row + 2 * n + j] + m.bRes()[j];
+            sinkhorn(logits, n);
+            System.arraycopy(logits, 0, residual, i * n * n, n * n);
+        }
+        return new LaneMixing(hpre, hpost, residual);
+    }
+
+    /** In place: {@link Trunk#SINKHORN_ITERATIONS} log-space row-then-column normalisations, then exp. */
+    static void sinkhorn(double[] a, int n) {
+        double[] v = new double[n];
+        for (int it = 0; it < Trunk.SINKHORN_ITERATIONS; it++) {
+            for (int r = 0; r < n; r++) {
+                for (int c = 0; c < n; c++) v[c] = a[r * n + c];
+                double lse = logSumExp(v);
+                for (int c = 0; c < n; c++) a[r * n + c] -= lse;
+            }
+            for (int c = 0; c < n; c++) {
+                for (int r = 0; r < n; r++) v[r] = a[r * n + c];
+                double lse = logSumExp(v);
+                for (int r = 0; r < n; r++) a[r * n + c] -= lse;
+            }
+        }
+        for (int i = 0; i < n * n; i++) a[i] = Math.exp(a[i]);
+    }
+
+    /** {@code max + log(sum(exp(v - max)))}, as jax.nn.logsumexp computes it. */
+    private static double logSumExp(double[] v) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (double x : v) max = Math.max(max, x);
+        double sum = 0;
+        for (double x : v) sum += Math.exp(x - max);
+        return Math.log(sum) + max;
+    }
+}

@@ -1,0 +1,34 @@
+package dev.needlewb.reference;
+
+import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.model.Geometry;
+
+/**
+ * The mHC lane mixing of one layer. {@code phi} holds phi_pre | phi_post | phi_res side by side
+ * ([lanes*d, 2*lanes + lanes^2]) so one product gives all three projections.
+ */
+record MhcWeights(Matrix phi, double aPre, double aPost, double aRes, double[] bPre, double[] bPost, double[] bRes) {
+
+    static MhcWeights read(FlaxParams p, Geometry g, int layer) throws WorkbenchException {
+        int n = g.mhcLanes();
+        int layers = g.numLayers();
+        int rows = n * g.dModel();
+        double[] pre = FlaxParams.slice(p.get("stack/mhc_phi_pre", layers, rows, n), layer, layers);
+        double[] post = FlaxParams.slice(p.get("stack/mhc_phi_post", layers, rows, n), layer, layers);
+        double[] res = FlaxParams.slice(p.get("stack/mhc_phi_res", layers, rows, n * n), layer, layers);
+        int cols = 2 * n + n * n;
+        double[] phi = new double[rows * cols];
+        for (int r = 0; r < rows; r++) {
+            System.arraycopy(pre, r * n, phi, r * cols, n);
+            System.arraycopy(post, r * n, phi, r * cols + n, n);
+            System.arraycopy(res, r * n * n, phi, r * cols + 2 * n, n * n);
+        }
+        return new MhcWeights(new Matrix(phi, rows, cols),
+                p.get("stack/mhc_a_pre", layers)[layer],
+                p.get("stack/mhc_a_post", layers)[layer],
+                p.get("stack/mhc_a_res", layers)[layer],
+                FlaxParams.slice(p.get("stack/mhc_b_pre", layers, n), layer, layers),
+                FlaxParams.slice(p.get("stack/mhc_b_post", layers, n), layer, layers),
+                FlaxParams.slice(p.get("stack/mhc_b_res", layers, n, n), layer, layers));
+    }
+}

@@ -1,0 +1,38 @@
+package dev.needlewb.reference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class MatrixTest {
+    @Test
+    void productsMatchPlainLoopsExactlyOnSmallIntegers() {
+        // Small integers: every partial sum is exact in float64, so any summation order gives the same bits.
+        int in = 5, out = 3, rows = 4;
+        double[] w = new double[in * out];
+        for (int i = 0; i < w.length; i++) w[i] = (i * 7 % 11) - 5;
+        double[] x = new double[rows * in];
+        for (int i = 0; i < x.length; i++) x[i] = (i * 5 % 13) - 6;
+        Matrix m = new Matrix(w, in, out);
+
+        double[] y = m.apply(x, rows);
+        double[] expected = new double[rows * out];
+        for (int r = 0; r < rows; r++)
+            for (int c = 0; c < out; c++)
+                for (int k = 0; k < in; k++) expected[r * out + c] += x[r * in + k] * w[k * out + c];
+        assertThat(y).containsExactly(expected);
+
+        double[] z = m.applyTransposed(y, rows);
+        double[] expectedT = new double[rows * in];
+        for (int r = 0; r < rows; r++)
+            for (int k = 0; k < in; k++)
+                for (int c = 0; c < out; c++) expectedT[r * in + k] += y[r * out + c] * w[k * out + c];
+        assertThat(z).containsExactly(expectedT);
+    }
+
+    @Test
+    void blasRunsWithTheConfiguredThreadCount() {
+        new Matrix(new double[] {1}, 1, 1).apply(new double[] {2}, 1);
+        assertThat(org.bytedeco.openblas.presets.openblas_nolapack.blas_get_num_threads()).isEqualTo(Blas.THREADS);
+    }
+}

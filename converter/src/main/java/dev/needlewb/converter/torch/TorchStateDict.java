@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -148,7 +149,7 @@ public final class TorchStateDict {
     /** Reads a state dict: tensor name to C-order array, in the pickle's order. */
     public static Map<String, NpyArray> read(Path file) throws WorkbenchException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            return read(file, TorchZipReader.open(file, channel));
+            return read(file, channel);
         } catch (NoSuchFileException e) {
             throw new WorkbenchException(file + ": no such file");
         } catch (IOException e) {
@@ -156,7 +157,9 @@ public final class TorchStateDict {
         }
     }
 
-    private static Map<String, NpyArray> read(Path file, TorchZipReader zip) throws IOException, FormatException {
+    /** Reads a state dict from {@code channel}; {@code file} names it in errors. */
+    static Map<String, NpyArray> read(Path file, SeekableByteChannel channel) throws IOException, FormatException {
+        TorchZipReader zip = TorchZipReader.open(file, channel);
         var byteorder = zip.entry("byteorder");
         if (byteorder.isPresent()) {
             String order = new String(zip.readEntry(byteorder.get()), StandardCharsets.US_ASCII).strip();

@@ -18,7 +18,6 @@ import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.converter.names.BitsMap;
 import dev.needlewb.converter.names.NameMap;
 import dev.needlewb.converter.names.NameRow;
-import dev.needlewb.converter.names.Storage;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -60,7 +59,7 @@ public final class CactExporter {
             switch (row.storage()) {
                 case RAW -> {
                     tensors.add(CactTensor.of(row.name(), CactDType.RAW, new long[0], 0, 0, tokenizer));
-                    report.add(new TensorConversion(row.name(), row.transform(), Storage.RAW, 0, 0, false, 0, 0, -1, -1));
+                    report.add(new TensorConversion(row.name(), row.transform(), "raw", 0, 0, false, 0, 0, -1, -1));
                 }
                 case CQ -> {
                     int b = bits.recordBitsFor(row.name());
@@ -69,14 +68,14 @@ public final class CactExporter {
                     Encoded e = encodeCq(row.name(), q, source, row.shape()[0], row.shape()[1]);
                     tensors.add(new CactTensor(row.name(), CactDType.CQ, shape, GROUP, b, MemorySegment.ofArray(e.blob())));
                     double[] diff = TensorConversion.difference(e.values(), source);
-                    report.add(new TensorConversion(row.name(), row.transform(), Storage.CQ, b, GROUP, false, diff[0], diff[1], -1, -1));
+                    report.add(new TensorConversion(row.name(), row.transform(), TensorConversion.cq(b, GROUP), b, GROUP, false, diff[0], diff[1], -1, -1));
                 }
                 default -> {
                     float[] source = fp16Source(w, row, names);
                     Encoded e = encodeHalf(row.name(), source);
                     tensors.add(new CactTensor(row.name(), CactDType.FP16, shape, 0, 0, MemorySegment.ofArray(e.blob())));
                     double[] diff = TensorConversion.difference(e.values(), source);
-                    report.add(new TensorConversion(row.name(), row.transform(), Storage.FP16, 0, 0, false, diff[0], diff[1], -1, -1));
+                    report.add(new TensorConversion(row.name(), row.transform(), "fp16", 0, 0, false, diff[0], diff[1], -1, -1));
                 }
             }
             progress.accept(tensors.size());

@@ -15,7 +15,6 @@ import dev.needlewb.converter.cq.CqQuantizer;
 import dev.needlewb.converter.io.NpyArray;
 import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.converter.names.NameRow;
-import dev.needlewb.converter.names.Storage;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
@@ -53,20 +52,20 @@ public final class CactRebuilder {
             MemorySegment blob = base.blob(i);
             if (!row.isWeight()) {
                 tensors.add(new CactTensor(r.name(), r.dtype(), r.shape(), r.group(), r.bits(), blob));
-                report.add(new TensorConversion(row.name(), row.transform(), row.storage(), r.bits(), r.group(), true, 0, 0, 0, 0));
+                report.add(new TensorConversion(row.name(), row.transform(), quantization(r), r.bits(), r.group(), true, 0, 0, 0, 0));
             } else {
                 float[] baseValues = base.dequantize(i);
                 NpyArray incoming = w.tensor(row);
                 float[] values = incoming == null ? new float[baseValues.length] : incoming.asFloats();
                 if (Floats.sameBits(values, baseValues)) {
                     tensors.add(new CactTensor(r.name(), r.dtype(), r.shape(), r.group(), r.bits(), blob));
-                    report.add(new TensorConversion(row.name(), row.transform(), storage(r), r.bits(), r.group(), true, 0, 0, 0, 0));
+                    report.add(new TensorConversion(row.name(), row.transform(), quantization(r), r.bits(), r.group(), true, 0, 0, 0, 0));
                 } else {
                     CactExporter.Encoded e = encode(r, values);
                     tensors.add(new CactTensor(r.name(), r.dtype(), r.shape(), r.group(), r.bits(), MemorySegment.ofArray(e.blob())));
                     double[] diff = TensorConversion.difference(e.values(), values);
                     long[] changed = r.dtype() == CactDType.CQ ? cqChanges(r, blob, e.blob()) : new long[] {0, 0};
-                    report.add(new TensorConversion(row.name(), row.transform(), storage(r), r.bits(), r.group(), false,
+                    report.add(new TensorConversion(row.name(), row.transform(), quantization(r), r.bits(), r.group(), false,
                             diff[0], diff[1], changed[0], changed[1]));
                 }
             }
@@ -119,7 +118,7 @@ public final class CactRebuilder {
         return ((hi << 8) | lo) >>> (bit & 7);
     }
 
-    private static Storage storage(TensorRecord r) {
-        return r.dtype() == CactDType.CQ ? Storage.CQ : Storage.FP16;
+    private static String quantization(TensorRecord r) {
+        return r.dtype() == CactDType.CQ ? TensorConversion.cq(r.bits(), r.group()) : r.dtype().name().toLowerCase(java.util.Locale.ROOT);
     }
 }

@@ -1,6 +1,8 @@
 package dev.needlewb.converter.flax;
 
 import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.converter.pickle.PickleOp;
+import dev.needlewb.converter.pickle.PickleScanner;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.math.BigInteger;

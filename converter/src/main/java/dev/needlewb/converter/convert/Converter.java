@@ -119,9 +119,6 @@ public final class Converter {
             if (to == Format.CACT && r.base() == null && from != Format.CACT && r.tokenizer() == null) {
                 throw new WorkbenchException("a .cact needs a tokenizer: pass --tokenizer tok.model or FILE.cact (or --base FILE.cact)");
             }
-            if (Format.of(r.input()) == Format.TORCH || to == Format.TORCH) {
-                throw new WorkbenchException("PyTorch .pt files are not supported by this build; use .safetensors");
-            }
         }
 
         private static void refuseOverwrite(ConvertRequest r) throws WorkbenchException {

@@ -4,6 +4,7 @@ import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.io.AtomicFileWriter;
 import dev.needlewb.converter.io.NpyArray;
 import dev.needlewb.converter.safetensors.Safetensors;
+import dev.needlewb.converter.torch.TorchStateDict;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -20,6 +21,7 @@ final class StateDictFiles {
         try {
             return switch (format) {
                 case SAFETENSORS -> Safetensors.read(file).tensors();
+                case TORCH -> TorchStateDict.read(file);
                 default -> throw new IllegalArgumentException(format + " is not a state-dict format");
             };
         } catch (NoSuchFileException e) {
@@ -36,6 +38,7 @@ final class StateDictFiles {
                 Safetensors.write(out, tensors, Map.of("format", "pt"));
                 out.flush();
             }, inputs);
+            case TORCH -> TorchStateDict.write(tensors, target, inputs);
             default -> throw new IllegalArgumentException(format + " is not a state-dict format");
         }
     }

@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.SequencedMap;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 class ConverterTest {
@@ -40,9 +42,10 @@ class ConverterTest {
 
     private static final Converter.Listener QUIET = (done, total) -> {};
 
-    @Test
-    void cactThroughSafetensorsBackWithBaseIsByteIdentical(@TempDir Path tmp) throws Exception {
-        Path st = tmp.resolve("mini.safetensors");
+    @ParameterizedTest
+    @ValueSource(strings = {"safetensors", "pt"})
+    void cactThroughAStateDictBackWithBaseIsByteIdentical(String ext, @TempDir Path tmp) throws Exception {
+        Path st = tmp.resolve("mini." + ext);
         Path back = tmp.resolve("back.cact");
         Converter.run(request(MINI_CACT, st), QUIET);
         Converter.Result r = Converter.run(withBase(st, back, MINI_CACT), QUIET);
@@ -78,9 +81,10 @@ class ConverterTest {
         }
     }
 
-    @Test
-    void checkpointThroughSafetensorsBackIsBitForBit(@TempDir Path tmp) throws Exception {
-        Path st = tmp.resolve("mini.safetensors");
+    @ParameterizedTest
+    @ValueSource(strings = {"safetensors", "pt"})
+    void checkpointThroughAStateDictBackIsBitForBit(String ext, @TempDir Path tmp) throws Exception {
+        Path st = tmp.resolve("mini." + ext);
         Path back = tmp.resolve("back.pkl");
         Converter.run(request(MINI_CKPT, st), QUIET);
         Converter.run(withConfig(st, back, MINI_CKPT), QUIET);

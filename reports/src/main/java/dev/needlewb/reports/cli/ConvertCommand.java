@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "convert", mixinStandardHelpOptions = true,
-        description = {"Convert between Flax checkpoints (.pkl), .cact and state dicts (.safetensors); formats follow from the file names.",
+        description = {"Convert between Flax checkpoints (.pkl), .cact and state dicts (.pt, .safetensors); formats follow from the file names.",
                 "Writes OUTPUT atomically plus OUTPUT.manifest.json/.md (SHA-256 of every file, per-tensor transform and quantization statistics)."})
 final class ConvertCommand implements Callable<Integer> {
     @Parameters(paramLabel = "INPUT", description = "The file to convert.")

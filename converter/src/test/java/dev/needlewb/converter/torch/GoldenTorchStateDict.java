@@ -10,8 +10,8 @@ import java.util.Map;
  * mini.cact) as a state dict with the workbench's PyTorch keys: Flax kernels [in, out]
  * transposed, stacked layers split, {@code mhc_phi_*} (L, 4d, k) transposed to (L, k, 4d) and
  * flattened to (L*k, 4d), engram tables (tables, slots, sub) flattened to (tables*slots, sub),
- * contrastive bias zeros (what the .cact stores). A test-side stand-in until {@code needle-wb
- * convert} writes .pt itself.
+ * contrastive bias zeros (what the .cact stores). Independent of the converter's name map, to
+ * check it.
  */
 final class GoldenTorchStateDict {
     private static final String BLOCK = "stack/layers/block/";

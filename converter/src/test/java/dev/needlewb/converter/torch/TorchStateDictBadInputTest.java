@@ -97,6 +97,10 @@ class TorchStateDictBadInputTest {
         Path evil2 = withPickle("evil2.pt", eval);
         assertThatThrownBy(() -> TorchStateDict.read(evil2)).isInstanceOf(FormatException.class)
                 .hasMessageContaining("at byte 18: pickle global builtins.eval is not allowed");
+        byte[] notTensor = "\u0080\u0002}X\u0001\u0000\u0000\u0000aK\u0001s.".getBytes(StandardCharsets.ISO_8859_1);
+        Path number = withPickle("number.pt", notTensor);
+        assertThatThrownBy(() -> TorchStateDict.read(number)).isInstanceOf(FormatException.class)
+                .hasMessageContaining("tensor 0 (a)").hasMessageContaining("value is not a tensor");
     }
 
     @Test

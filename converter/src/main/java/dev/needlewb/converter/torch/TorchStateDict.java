@@ -6,6 +6,7 @@ import dev.needlewb.converter.FormatException;
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.io.AtomicFileWriter;
 import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.converter.pickle.AllowListUnpickler;
 import dev.needlewb.converter.pickle.PickleEmitter;
 import dev.needlewb.converter.pickle.PickleScanner;
 import java.io.BufferedOutputStream;
@@ -172,7 +173,7 @@ public final class TorchStateDict {
         Object root;
         try {
             root = TorchUnpickler.load(pickle);
-        } catch (TorchUnpickler.Failure f) {
+        } catch (AllowListUnpickler.Failure f) {
             throw new FormatException(pklName, f.offset, f.getMessage());
         }
         if (!(root instanceof Map<?, ?> dict)) throw new FormatException(pklName, FormatException.NO_OFFSET, "top-level object is not a dict of tensors");

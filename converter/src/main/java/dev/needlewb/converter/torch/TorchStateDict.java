@@ -177,11 +177,12 @@ public final class TorchStateDict {
             throw new FormatException(pklName, f.offset, f.getMessage());
         }
         if (!(root instanceof Map<?, ?> dict)) throw new FormatException(pklName, FormatException.NO_OFFSET, "top-level object is not a dict of tensors");
-        Map<String, byte[]> storages = new HashMap<>();
+        List<String> names = new ArrayList<>();
+        List<TorchUnpickler.TensorRef> refs = new ArrayList<>();
         Map<String, TorchStorageType> storageTypes = new HashMap<>();
-        Map<String, NpyArray> out = new LinkedHashMap<>();
-        int index = 0;
+        Map<String, Integer> usesLeft = new HashMap<>();
         for (var e : dict.entrySet()) {
+            int index = names.size();
             if (!(e.getKey() instanceof String name)) throw new FormatException(pklName, FormatException.NO_OFFSET, "key " + e.getKey() + " is not a string");
             if (!(e.getValue() instanceof TorchUnpickler.TensorRef t)) {
                 throw new FormatException(file, index, name, FormatException.NO_OFFSET, "value is not a tensor");
@@ -191,20 +192,39 @@ public final class TorchStateDict {
                 throw new FormatException(file, index, name, FormatException.NO_OFFSET,
                         "storage " + t.storageKey() + " is used as both " + known.className + " and " + t.type().className);
             }
+            usesLeft.merge(t.storageKey(), 1, Integer::sum);
+            names.add(name);
+            refs.add(t);
+        }
+        // each storage is read once, kept while later tensors view it, and handed over to its last view
+        Map<String, byte[]> storages = new HashMap<>();
+        Map<String, NpyArray> out = new LinkedHashMap<>();
+        for (int index = 0; index < refs.size(); index++) {
+            String name = names.get(index);
+            TorchUnpickler.TensorRef t = refs.get(index);
             byte[] storage = storages.get(t.storageKey());
             if (storage == null) {
                 var entry = zip.entry("data/" + t.storageKey()).orElseThrow(() -> new FormatException(file, FormatException.NO_OFFSET,
                         "tensor " + name + " needs storage entry " + zip.root() + "/data/" + t.storageKey() + ", which is missing"));
-                if (t.storageNumel() > entry.size() || entry.size() != t.storageNumel() * t.type().itemSize) {
-                    throw new FormatException(file, entry.localOffset(), "entry " + entry.name() + " holds " + entry.size() + " bytes, but its "
-                            + t.type().className + " of " + t.storageNumel() + " elements needs " + t.storageNumel() * t.type().itemSize);
-                }
+                checkStorageSize(file, index, name, t, entry.name(), entry.size());
                 storage = zip.readEntry(entry);
                 storages.put(t.storageKey(), storage);
             }
-            out.put(name, TensorView.materialize(file, index, name, t, storage));
-            index++;
+            checkStorageSize(file, index, name, t, zip.root() + "/data/" + t.storageKey(), storage.length);
+            boolean lastUse = usesLeft.merge(t.storageKey(), -1, Integer::sum) == 0;
+            if (lastUse) storages.remove(t.storageKey());
+            out.put(name, TensorView.materialize(file, index, name, t, storage, lastUse));
         }
         return out;
+    }
+
+    /** Every tensor's storage declaration must match the entry: views are checked against the declared numel. */
+    private static void checkStorageSize(Path file, int index, String name, TorchUnpickler.TensorRef t, String entry, long bytes)
+            throws FormatException {
+        if (t.storageNumel() > bytes || bytes != t.storageNumel() * t.type().itemSize) {
+            throw new FormatException(file, index, name, FormatException.NO_OFFSET, "storage entry " + entry + " holds " + bytes
+                    + " bytes, but a " + t.type().className + " of " + t.storageNumel() + " elements needs "
+                    + (t.storageNumel() > bytes ? "more" : Long.toString(t.storageNumel() * t.type().itemSize)));
+        }
     }
 }

@@ -7,12 +7,10 @@ import dev.needlewb.converter.cact.CactTensor;
 import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.converter.convert.ParallelTensors;
 import dev.needlewb.converter.convert.TensorConversion;
-import dev.needlewb.converter.cq.CqBlob;
 import dev.needlewb.converter.cq.CqCodes;
-import dev.needlewb.converter.cq.CqDequantizer;
 import dev.needlewb.converter.cq.CqPacking;
 import dev.needlewb.converter.cq.CqQuantizer;
-import dev.needlewb.converter.cq.InvalidCodeException;
+import dev.needlewb.converter.cq.Fwht;
 import dev.needlewb.converter.cq.codebook.Codebooks;
 import dev.needlewb.converter.io.NpyArray;
 import dev.needlewb.converter.model.Geometry;
@@ -63,8 +61,8 @@ public final class CactExporter {
     /** An encoded tensor and what happened to it. */
     record Encoded(CactTensor tensor, TensorConversion conversion) {}
 
-    /** A blob and the values it decodes to. */
-    record Blob(byte[] bytes, float[] values) {}
+    /** A blob and how far the values it decodes to are from the source: max abs and RMS. */
+    record Blob(byte[] bytes, double maxAbsChange, double rmsChange) {}
 
     private static Encoded encode(ModelWeights w, NameRow row, BitsMap bits, byte[] tokenizer) throws WorkbenchException {
         long[] shape = longs(row.shape());
@@ -75,34 +73,55 @@ public final class CactExporter {
                 int b = bits.recordBitsFor(row.name());
                 float[] source = w.tensor(row).asFloats();
                 Blob blob = encodeCq(row.name(), CqQuantizer.of(b, GROUP), source, row.shape()[0], row.shape()[1]);
-                double[] diff = TensorConversion.difference(blob.values(), source);
                 yield new Encoded(new CactTensor(row.name(), CactDType.CQ, shape, GROUP, b, MemorySegment.ofArray(blob.bytes())),
-                        new TensorConversion(row.name(), row.transform(), TensorConversion.cq(b, GROUP), b, GROUP, false, diff[0], diff[1], -1, -1));
+                        new TensorConversion(row.name(), row.transform(), TensorConversion.cq(b, GROUP), b, GROUP, false, blob.maxAbsChange(), blob.rmsChange(), -1, -1));
             }
             default -> {
                 float[] source = fp16Source(w, row, w.names());
                 Blob blob = encodeHalf(row.name(), source);
-                double[] diff = TensorConversion.difference(blob.values(), source);
                 yield new Encoded(new CactTensor(row.name(), CactDType.FP16, shape, 0, 0, MemorySegment.ofArray(blob.bytes())),
-                        new TensorConversion(row.name(), row.transform(), "fp16", 0, 0, false, diff[0], diff[1], -1, -1));
+                        new TensorConversion(row.name(), row.transform(), "fp16", 0, 0, false, blob.maxAbsChange(), blob.rmsChange(), -1, -1));
             }
         };
     }
 
-    /** CQ codes packed row after row, then the float16 norms; and the dequantized values. */
+    /** CQ codes packed row after row, then the float16 norms; the error of the decoded values. */
     static Blob encodeCq(String name, CqQuantizer q, float[] values, int rows, int cols) throws WorkbenchException {
         CqCodes codes = q.quantize(name, values, rows, cols);
         byte[] packed = CqPacking.pack(codes.codes(), q.recordBits());
         ByteBuffer blob = ByteBuffer.allocate(packed.length + codes.norms().length * 2).order(ByteOrder.LITTLE_ENDIAN);
         blob.put(packed);
         blob.asShortBuffer().put(codes.norms());
-        byte[] bytes = blob.array();
-        try {
-            float[] deq = CqDequantizer.dequantize(new CqBlob(rows, cols, q.group(), q.recordBits(), MemorySegment.ofArray(bytes)), q.codebook());
-            return new Blob(bytes, deq);
-        } catch (InvalidCodeException e) {
-            throw new IllegalStateException("the quantizer wrote an invalid code into " + name, e);
+        double[] error = cqError(codes, q.codebook(), values);
+        return new Blob(blob.array(), error[0], error[1]);
+    }
+
+    /**
+     * Max abs and RMS of decoded minus source values. For the statistics only, so the decode is
+     * the float64 FWHT rather than upstream's bit-exact float32 matmul (they differ by float32
+     * rounding, far below any quantization error).
+     */
+    private static double[] cqError(CqCodes c, float[] codebook, float[] source) {
+        int group = c.group(), groups = c.groupsPerRow(), inPad = c.inPad(), cols = c.cols();
+        byte[] idx = c.codes();
+        short[] norms = c.norms();
+        double[] buf = new double[group];
+        double max = 0, sum = 0;
+        for (int r = 0; r < c.rows(); r++) {
+            for (int g = 0; g < groups; g++) {
+                float norm = Float.float16ToFloat(norms[r * groups + g]);
+                int at = r * inPad + g * group;
+                for (int k = 0; k < group; k++) buf[k] = codebook[idx[at + k]] * norm;
+                Fwht.normalized(buf, 0, group);
+                int n = Math.min(group, cols - g * group);
+                for (int k = 0; k < n; k++) {
+                    double d = buf[k] - source[r * cols + g * group + k];
+                    max = Math.max(max, Math.abs(d));
+                    sum += d * d;
+                }
+            }
         }
+        return new double[] {max, source.length == 0 ? 0 : Math.sqrt(sum / source.length)};
     }
 
     /** Float16 bits (round to nearest even); non-finite weights are refused. */
@@ -118,7 +137,8 @@ public final class CactExporter {
             blob.putShort(h);
             decoded[i] = Float.float16ToFloat(h);
         }
-        return new Blob(blob.array(), decoded);
+        double[] diff = TensorConversion.difference(decoded, values);
+        return new Blob(blob.array(), diff[0], diff[1]);
     }
 
     private static float[] fp16Source(ModelWeights w, NameRow row, NameMap names) {

@@ -70,10 +70,9 @@ public final class CactRebuilder {
             return new CactExporter.Encoded(kept, new TensorConversion(row.name(), row.transform(), quantization(r), r.bits(), r.group(), true, 0, 0, 0, 0));
         }
         CactExporter.Blob e = encode(r, values);
-        double[] diff = TensorConversion.difference(e.values(), values);
         long[] changed = r.dtype() == CactDType.CQ ? cqChanges(r, blob, e.bytes()) : new long[] {0, 0};
         return new CactExporter.Encoded(new CactTensor(r.name(), r.dtype(), r.shape(), r.group(), r.bits(), MemorySegment.ofArray(e.bytes())),
-                new TensorConversion(row.name(), row.transform(), quantization(r), r.bits(), r.group(), false, diff[0], diff[1], changed[0], changed[1]));
+                new TensorConversion(row.name(), row.transform(), quantization(r), r.bits(), r.group(), false, e.maxAbsChange(), e.rmsChange(), changed[0], changed[1]));
     }
 
     private static CactExporter.Blob encode(TensorRecord r, float[] values) throws WorkbenchException {
@@ -86,7 +85,7 @@ public final class CactRebuilder {
                 }
                 ByteBuffer b = ByteBuffer.allocate(values.length * 4).order(ByteOrder.LITTLE_ENDIAN);
                 b.asFloatBuffer().put(values);
-                yield new CactExporter.Blob(b.array(), values.clone());
+                yield new CactExporter.Blob(b.array(), 0, 0);
             }
             case RAW -> throw new IllegalStateException("RAW tensors carry no weights");
         };

@@ -3,7 +3,6 @@ package dev.needlewb.converter.convert;
 import dev.needlewb.converter.FormatException;
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.converter.flax.FlaxParamShapes;
@@ -15,6 +14,7 @@ import dev.needlewb.converter.names.Transform;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SequencedMap;
 
@@ -47,13 +47,14 @@ public final class WeightSources {
      */
     public static ModelWeights fromCact(CactFile file, boolean half) throws WorkbenchException {
         NameMap names = NameMap.of(file);
+        List<NameRow> rows = names.cactRows().stream().filter(NameRow::isWeight).toList();
+        List<NpyArray> arrays = ParallelTensors.map(rows.size(), i -> {
+            NameRow row = rows.get(i);
+            float[] values = file.dequantize(file.tensor(row.name()).index());
+            return half ? Floats.half(row.shape(), values) : NpyArray.ofFloats(row.shape(), values);
+        }, n -> {});
         SequencedMap<String, NpyArray> out = new LinkedHashMap<>();
-        for (NameRow row : names.cactRows()) {
-            if (!row.isWeight()) continue;
-            TensorRecord r = file.tensor(row.name());
-            float[] values = file.dequantize(r.index());
-            out.put(row.name(), half ? Floats.half(row.shape(), values) : NpyArray.ofFloats(row.shape(), values));
-        }
+        for (int i = 0; i < rows.size(); i++) out.put(rows.get(i).name(), arrays.get(i));
         return new ModelWeights(names, out, file.tokenizerBlob().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
     }
 

@@ -8,6 +8,7 @@ import dev.needlewb.converter.cact.CactTensor;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.convert.Floats;
 import dev.needlewb.converter.convert.ModelWeights;
+import dev.needlewb.converter.convert.ParallelTensors;
 import dev.needlewb.converter.convert.TensorConversion;
 import dev.needlewb.converter.cq.CqBlob;
 import dev.needlewb.converter.cq.CqPacking;
@@ -44,37 +45,37 @@ public final class CactRebuilder {
         if (rows.size() != base.numTensors()) {
             throw new WorkbenchException("the weights have " + rows.size() + " .cact tensors, the base " + base.path() + " has " + base.numTensors());
         }
+        List<CactExporter.Encoded> done = ParallelTensors.map(rows.size(), i -> rebuild(w, rows.get(i), base, i), progress);
         List<CactTensor> tensors = new ArrayList<>();
         List<TensorConversion> report = new ArrayList<>();
-        for (int i = 0; i < rows.size(); i++) {
-            NameRow row = rows.get(i);
-            TensorRecord r = base.tensor(i);
-            MemorySegment blob = base.blob(i);
-            if (!row.isWeight()) {
-                tensors.add(new CactTensor(r.name(), r.dtype(), r.shape(), r.group(), r.bits(), blob));
-                report.add(new TensorConversion(row.name(), row.transform(), quantization(r), r.bits(), r.group(), true, 0, 0, 0, 0));
-            } else {
-                float[] baseValues = base.dequantize(i);
-                NpyArray incoming = w.tensor(row);
-                float[] values = incoming == null ? new float[baseValues.length] : incoming.asFloats();
-                if (Floats.sameBits(values, baseValues)) {
-                    tensors.add(new CactTensor(r.name(), r.dtype(), r.shape(), r.group(), r.bits(), blob));
-                    report.add(new TensorConversion(row.name(), row.transform(), quantization(r), r.bits(), r.group(), true, 0, 0, 0, 0));
-                } else {
-                    CactExporter.Encoded e = encode(r, values);
-                    tensors.add(new CactTensor(r.name(), r.dtype(), r.shape(), r.group(), r.bits(), MemorySegment.ofArray(e.blob())));
-                    double[] diff = TensorConversion.difference(e.values(), values);
-                    long[] changed = r.dtype() == CactDType.CQ ? cqChanges(r, blob, e.blob()) : new long[] {0, 0};
-                    report.add(new TensorConversion(row.name(), row.transform(), quantization(r), r.bits(), r.group(), false,
-                            diff[0], diff[1], changed[0], changed[1]));
-                }
-            }
-            progress.accept(i + 1);
+        for (CactExporter.Encoded d : done) {
+            tensors.add(d.tensor());
+            report.add(d.conversion());
         }
         return new CactExporter.Result(new CactModel(g, base.codebook(), tensors), report);
     }
 
-    private static CactExporter.Encoded encode(TensorRecord r, float[] values) throws WorkbenchException {
+    /** Tensor {@code i}: the base's blob if the values are unchanged, else re-encoded. */
+    private static CactExporter.Encoded rebuild(ModelWeights w, NameRow row, CactFile base, int i) throws WorkbenchException {
+        TensorRecord r = base.tensor(i);
+        MemorySegment blob = base.blob(i);
+        CactTensor kept = new CactTensor(r.name(), r.dtype(), r.shape(), r.group(), r.bits(), blob);
+        if (!row.isWeight()) {
+            return new CactExporter.Encoded(kept, new TensorConversion(row.name(), row.transform(), quantization(r), r.bits(), r.group(), true, 0, 0, 0, 0));
+        }
+        float[] baseValues = base.dequantize(i);
+        NpyArray incoming = w.tensor(row);
+        float[] values = incoming == null ? new float[baseValues.length] : incoming.asFloats();
+        if (Floats.sameBits(values, baseValues)) {
+            return new CactExporter.Encoded(kept, new TensorConversion(row.name(), row.transform(), quantization(r), r.bits(), r.group(), true, 0, 0, 0, 0));
+        }
+        CactExporter.Blob e = encode(r, values);
+        long[] changed = r.dtype() == CactDType.CQ ? cqChanges(r, blob, e.bytes()) : new long[] {0, 0};
+        return new CactExporter.Encoded(new CactTensor(r.name(), r.dtype(), r.shape(), r.group(), r.bits(), MemorySegment.ofArray(e.bytes())),
+                new TensorConversion(row.name(), row.transform(), quantization(r), r.bits(), r.group(), false, e.maxAbsChange(), e.rmsChange(), changed[0], changed[1]));
+    }
+
+    private static CactExporter.Blob encode(TensorRecord r, float[] values) throws WorkbenchException {
         return switch (r.dtype()) {
             case CQ -> CactExporter.encodeCq(r.name(), CqQuantizer.of(r.bits(), r.group()), values, (int) r.dim(0), (int) r.dim(1));
             case FP16 -> CactExporter.encodeHalf(r.name(), values);
@@ -84,7 +85,7 @@ public final class CactRebuilder {
                 }
                 ByteBuffer b = ByteBuffer.allocate(values.length * 4).order(ByteOrder.LITTLE_ENDIAN);
                 b.asFloatBuffer().put(values);
-                yield new CactExporter.Encoded(b.array(), values.clone());
+                yield new CactExporter.Blob(b.array(), 0, 0);
             }
             case RAW -> throw new IllegalStateException("RAW tensors carry no weights");
         };

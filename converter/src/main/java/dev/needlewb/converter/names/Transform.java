@@ -107,12 +107,7 @@ public enum Transform {
     private static NpyArray transpose(String descr, byte[] data, long start, int rows, int cols, int[] shape) {
         int item = NpyArray.itemSize(descr);
         byte[] out = new byte[Math.multiplyExact(rows * cols, item)];
-        int base = Math.toIntExact(start * item);
-        for (int r = 0; r < rows; r++) {
-            for (int c = 0; c < cols; c++) {
-                System.arraycopy(data, base + (r * cols + c) * item, out, (c * rows + r) * item, item);
-            }
-        }
+        transposeInto(data, Math.toIntExact(start * item), out, 0, item, rows, cols);
         return new NpyArray(descr, shape, out);
     }
 
@@ -120,16 +115,41 @@ public enum Transform {
     private static byte[] blockTranspose(byte[] data, int item, int blocks, int rows, int cols) {
         byte[] out = new byte[data.length];
         int size = rows * cols * item;
-        for (int b = 0; b < blocks; b++) {
-            int base = b * size;
-            for (int r = 0; r < rows; r++) {
-                for (int c = 0; c < cols; c++) {
-                    System.arraycopy(data, base + (r * cols + c) * item, out, base + (c * rows + r) * item, item);
+        for (int b = 0; b < blocks; b++) transposeInto(data, b * size, out, b * size, item, rows, cols);
+        return out;
+    }
+
+    /** Transposes {@code [rows, cols]} elements of {@code item} bytes, moving 4- and 2-byte elements as one value. */
+    private static void transposeInto(byte[] src, int from, byte[] dst, int to, int item, int rows, int cols) {
+        switch (item) {
+            case 4 -> {
+                for (int r = 0; r < rows; r++) {
+                    for (int c = 0; c < cols; c++) {
+                        INT.set(dst, to + (c * rows + r) * 4, (int) INT.get(src, from + (r * cols + c) * 4));
+                    }
+                }
+            }
+            case 2 -> {
+                for (int r = 0; r < rows; r++) {
+                    for (int c = 0; c < cols; c++) {
+                        SHORT.set(dst, to + (c * rows + r) * 2, (short) SHORT.get(src, from + (r * cols + c) * 2));
+                    }
+                }
+            }
+            default -> {
+                for (int r = 0; r < rows; r++) {
+                    for (int c = 0; c < cols; c++) {
+                        System.arraycopy(src, from + (r * cols + c) * item, dst, to + (c * rows + r) * item, item);
+                    }
                 }
             }
         }
-        return out;
     }
+
+    private static final java.lang.invoke.VarHandle INT =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final java.lang.invoke.VarHandle SHORT =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(short[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
     private static long count(int[] shape) {
         return NpyArray.elementCount(shape);

@@ -110,8 +110,37 @@ class ConverterTest {
         assertThat(tmp).isEmptyDirectory();
         assertThat(plan.outputBytes()).isEqualTo(Files.size(MINI_CACT));
         assertThat(plan.rows()).hasSize(111);
-        Converter.run(r, QUIET);
+        Converter.Result result = Converter.run(r, QUIET);
         assertThat(sha(out)).isEqualTo(sha(MINI_CACT));
+        // The reported error of each CQ tensor (float64 FWHT decode) against upstream's exact decode:
+        // the two decodes differ by float32 rounding, so 1e-6 of the weights' scale bounds the gap.
+        ModelWeights source = WeightSources.fromCheckpoint(FlaxCheckpointReader.read(MINI_CKPT));
+        try (CactFile f = CactFile.open(out)) {
+            for (TensorConversion t : result.tensors()) {
+                if (!t.quantization().startsWith("cq")) continue;
+                float[] decoded = f.dequantize(f.tensor(t.name()).index());
+                double[] exact = TensorConversion.difference(decoded, source.tensors().get(t.name()).asFloats());
+                assertThat(t.maxAbsChange()).as(t.name()).isPositive().isCloseTo(exact[0], org.assertj.core.data.Offset.offset(1e-6));
+                assertThat(t.rmsChange()).as(t.name()).isPositive().isCloseTo(exact[1], org.assertj.core.data.Offset.offset(1e-6));
+            }
+        }
+    }
+
+    @Test
+    void cactToCheckpointWithConfigGivesTheDequantizedWeightsInFlaxLayout(@TempDir Path tmp) throws Exception {
+        Path out = tmp.resolve("deq.pkl");
+        Converter.run(withConfig(MINI_CACT, out, MINI_CKPT), QUIET);
+        FlaxCheckpoint deq = FlaxCheckpointReader.read(out);
+        float[] kernel = deq.params().get("stack/layers/block/self_attn/v_proj/kernel").asFloats(); // [6, 128 in, 64 out]
+        try (CactFile f = CactFile.open(MINI_CACT)) {
+            float[] v3 = f.dequantize(f.tensor("layer03.v_proj").index()); // [64 out, 128 in]
+            for (int o = 0; o < 64; o++) {
+                for (int i = 0; i < 128; i++) assertThat(kernel[3 * 128 * 64 + i * 64 + o]).isEqualTo(v3[o * 128 + i]);
+            }
+        }
+        // log_temp is not in a .cact: it comes from --config
+        assertThat(deq.params().get("contrastive_head/log_temp").data())
+                .isEqualTo(FlaxCheckpointReader.read(MINI_CKPT).params().get("contrastive_head/log_temp").data());
     }
 
     @Test

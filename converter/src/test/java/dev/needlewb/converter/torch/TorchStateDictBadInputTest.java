@@ -249,6 +249,21 @@ class TorchStateDictBadInputTest {
                 assertThat(e.getMessage()).startsWith(cut.toString()).doesNotContain("\n");
             }
         }
+        // and a truncated data.pkl inside an intact zip (valid CRC): the pickle scanner's refusal
+        Map<String, NpyArray> tensors = small();
+        byte[] pickle = pickleOf(dir.resolve("p.pt"), tensors);
+        for (int n = 0; n < pickle.length; n++) {
+            Map<String, byte[]> entries = new LinkedHashMap<>();
+            entries.put("archive/data.pkl", java.util.Arrays.copyOf(pickle, n));
+            entries.put("archive/data/0", tensors.get("w").data());
+            entries.put("archive/data/1", tensors.get("b").data());
+            try {
+                TorchStateDict.read(cut, new ByteArrayChannel(zipBytes(entries)));
+                fail("data.pkl cut to " + n + " of " + pickle.length + " bytes was accepted");
+            } catch (FormatException e) {
+                assertThat(e.getMessage()).startsWith(cut + ":archive/data.pkl: ").doesNotContain("\n");
+            }
+        }
     }
 
     @Test

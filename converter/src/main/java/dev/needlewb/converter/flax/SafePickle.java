@@ -2,6 +2,8 @@ package dev.needlewb.converter.flax;
 
 import dev.needlewb.converter.FormatException;
 import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.pickle.AllowListUnpickler;
+import dev.needlewb.converter.pickle.PickleScanner;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +30,10 @@ public final class SafePickle {
     /** Qualified names of the globals a pickle may name. */
     public static final Set<String> ALLOWED_GLOBALS = NumpyUnpickler.allowedGlobals();
 
+    /** The scanner's rules: those globals, no persistent ids. */
+    public static final PickleScanner.Rules RULES = new PickleScanner.Rules(ALLOWED_GLOBALS,
+            "numpy arrays, dtypes and scalars, collections.OrderedDict and needle's TransformerConfig", false);
+
     /** Java arrays stop just short of 2^31 bytes. */
     private static final long MAX_FILE_BYTES = Integer.MAX_VALUE - 8;
 
@@ -52,10 +58,10 @@ public final class SafePickle {
 
     /** Loads pickle bytes; {@code file} only names them in errors. */
     public static Object load(Path file, byte[] data) throws FormatException {
-        PickleScanner.scan(file, data, ALLOWED_GLOBALS);
+        PickleScanner.scan(file, data, RULES);
         try {
             return NumpyUnpickler.load(data);
-        } catch (NumpyUnpickler.Failure f) {
+        } catch (AllowListUnpickler.Failure f) {
             throw new FormatException(file, f.offset, f.getMessage());
         }
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.needlewb.converter.FormatException;
 import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.converter.pickle.PickleScanner;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -145,7 +146,7 @@ class SafePickleSecurityTest {
     @Test
     void theScanNamesEveryGlobalOfTheGoldenCheckpoint() throws Exception {
         Path golden = dev.needlewb.golden.Golden.mini("mini.ckpt.pkl");
-        PickleScanner.Scan scan = PickleScanner.scan(golden, Files.readAllBytes(golden), SafePickle.ALLOWED_GLOBALS);
+        PickleScanner.Scan scan = PickleScanner.scan(golden, Files.readAllBytes(golden), SafePickle.RULES);
         assertThat(scan.protocol()).isEqualTo(4);
         // Each global is named once (STACK_GLOBAL), later arrays fetch it from the memo; offsets as pickletools shows them.
         assertThat(scan.globals()).containsExactly(

@@ -1,6 +1,6 @@
-package dev.needlewb.converter.flax;
+package dev.needlewb.converter.pickle;
 
-import static dev.needlewb.converter.flax.PickleOp.*;
+import static dev.needlewb.converter.pickle.PickleOp.*;
 
 import dev.needlewb.converter.FormatException;
 import java.nio.ByteBuffer;
@@ -26,7 +26,8 @@ import java.util.Set;
  * global, a {@code BUILD} on anything but a constructed object, persistent ids, the extension
  * registry, out-of-band buffers, the protocol 0/1 instance opcodes {@code INST} and {@code OBJ},
  * container keys that are not strings or numbers, stack underflow, unknown memo entries and
- * bytes after {@code STOP}.
+ * bytes after {@code STOP}. {@link Rules} say which globals may occur and whether binary
+ * persistent ids (PyTorch's storage references, a tuple each) are accepted.
  */
 public final class PickleScanner {
 
@@ -34,6 +35,17 @@ public final class PickleScanner {
     public record GlobalRef(String module, String name, long offset) {
         public String qualifiedName() {
             return module + "." + name;
+        }
+    }
+
+    /**
+     * What a pickle may contain: the qualified names {@code module.name} of the globals it may
+     * name, a phrase saying what they are (for the refusal message), and whether {@code BINPERSID}
+     * with a tuple operand may occur.
+     */
+    public record Rules(Set<String> allowedGlobals, String allowedSummary, boolean persistentIds) {
+        public Rules {
+            allowedGlobals = Set.copyOf(allowedGlobals);
         }
     }
 
@@ -67,7 +79,7 @@ public final class PickleScanner {
 
     private final Path file;
     private final byte[] data;
-    private final Set<String> allowed;
+    private final Rules rules;
     private final List<Item> stack = new ArrayList<>();
     private final Map<Long, Item> memo = new HashMap<>();
     private final List<GlobalRef> globals = new ArrayList<>();
@@ -75,18 +87,18 @@ public final class PickleScanner {
     private int opStart;
     private int protocol;
 
-    private PickleScanner(Path file, byte[] data, Set<String> allowed) {
+    private PickleScanner(Path file, byte[] data, Rules rules) {
         this.file = file;
         this.data = data;
-        this.allowed = allowed;
+        this.rules = rules;
     }
 
     /**
-     * Scans {@code data} (the whole pickle file). {@code allowedGlobals} holds qualified names
-     * {@code module.name}; any other global is refused at the offset of the opcode naming it.
+     * Scans {@code data} (the whole pickle); {@code file} names it in errors. A global outside
+     * the rules' allow-list is refused at the offset of the opcode naming it.
      */
-    public static Scan scan(Path file, byte[] data, Set<String> allowedGlobals) throws FormatException {
-        PickleScanner s = new PickleScanner(file, data, allowedGlobals);
+    public static Scan scan(Path file, byte[] data, Rules rules) throws FormatException {
+        PickleScanner s = new PickleScanner(file, data, rules);
         s.run();
         return new Scan(s.protocol, s.globals);
     }
@@ -221,7 +233,12 @@ public final class PickleScanner {
             case GET -> push(memoGet(memoIndex(line())));
             case BINGET -> push(memoGet(u8()));
             case LONG_BINGET -> push(memoGet(u32()));
-            case PERSID, BINPERSID -> throw fail("persistent ids (external object references) are not allowed");
+            case BINPERSID -> {
+                if (!rules.persistentIds()) throw fail("persistent ids (external object references) are not allowed");
+                if (popValue("BINPERSID").kind != Kind.TUPLE) throw fail("persistent id that is not a tuple");
+                push(Item.of(Kind.OBJECT));
+            }
+            case PERSID -> throw fail("persistent ids (external object references) are not allowed");
             case EXT1, EXT2, EXT4 -> throw fail("extension-registry globals are not allowed");
             case NEXT_BUFFER, READONLY_BUFFER -> throw fail("out-of-band buffers are not supported");
             default -> throw fail(String.format("unknown pickle opcode 0x%02x", op));
@@ -230,9 +247,8 @@ public final class PickleScanner {
 
     private Item global(String module, String name) throws FormatException {
         GlobalRef ref = new GlobalRef(module, name, opStart);
-        if (name.indexOf('.') >= 0 || !allowed.contains(ref.qualifiedName())) {
-            throw fail("pickle global " + ref.qualifiedName() + " is not allowed (only numpy arrays, dtypes and"
-                    + " scalars, collections.OrderedDict and needle's TransformerConfig may occur)");
+        if (name.indexOf('.') >= 0 || !rules.allowedGlobals().contains(ref.qualifiedName())) {
+            throw fail("pickle global " + ref.qualifiedName() + " is not allowed (only " + rules.allowedSummary() + " may occur)");
         }
         globals.add(ref);
         return new Item(Kind.GLOBAL, null, ref);

@@ -1,0 +1,302 @@
+package dev.needlewb.converter.convert;
+
+import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.cact.CactFormat;
+import dev.needlewb.converter.cact.CactWriter;
+import dev.needlewb.converter.cact.TensorBytes;
+import dev.needlewb.converter.cact.TensorRecord;
+import dev.needlewb.converter.export.CactExporter;
+import dev.needlewb.converter.export.CactRebuilder;
+import dev.needlewb.converter.flax.FlaxCheckpoint;
+import dev.needlewb.converter.flax.FlaxCheckpointReader;
+import dev.needlewb.converter.flax.FlaxCheckpointWriter;
+import dev.needlewb.converter.flax.FlaxParamShapes;
+import dev.needlewb.converter.flax.KvBudget;
+import dev.needlewb.converter.flax.LoraAdapter;
+import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.converter.names.BitsMap;
+import dev.needlewb.converter.names.NameMap;
+import dev.needlewb.converter.names.NameRow;
+import dev.needlewb.converter.names.Storage;
+import dev.needlewb.converter.names.Transform;
+import dev.needlewb.converter.tokenizer.SentencePieceModel;
+import java.io.IOException;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SequencedMap;
+import java.util.TreeMap;
+
+/**
+ * Converts between Flax checkpoints, {@code .cact} files and state dicts (.safetensors, .pt)
+ * through {@link ModelWeights} and the {@link NameMap}. Everything is read and checked before
+ * anything is written; the output appears atomically and never replaces an input.
+ */
+public final class Converter {
+    /** Progress: tensors done out of total. */
+    @FunctionalInterface
+    public interface Listener {
+        void progress(long done, long total);
+    }
+
+    /** One output tensor of a plan: canonical name, the name it is written under, transform, quantization, bytes. */
+    public record PlanRow(String name, String writtenAs, Transform transform, String quantization, long bytes) {}
+
+    /** What a conversion will write; {@code outputBytes} is exact for .cact, the tensor data otherwise. */
+    public record Plan(Format from, Format to, List<PlanRow> rows, long outputBytes) {}
+
+    /** What a conversion wrote. */
+    public record Result(Format from, Format to, List<TensorConversion> tensors) {}
+
+    private Converter() {}
+
+    /** Reads and checks every input and lists what {@link #run} would write; writes nothing. */
+    public static Plan plan(ConvertRequest request) throws WorkbenchException {
+        try (Session s = Session.open(request)) {
+            return s.plan();
+        }
+    }
+
+    public static Result run(ConvertRequest request, Listener listener) throws WorkbenchException {
+        try (Session s = Session.open(request)) {
+            return s.run(listener);
+        }
+    }
+
+    /** The loaded inputs of one conversion; owns the mapped .cact files. */
+    private static final class Session implements AutoCloseable {
+        private final ConvertRequest request;
+        private final Format from;
+        private final Format to;
+        private final List<CactFile> open = new ArrayList<>();
+        private ModelWeights weights;
+        private FlaxCheckpoint meta;
+        private CactFile base;
+
+        private Session(ConvertRequest request, Format from, Format to) {
+            this.request = request;
+            this.from = from;
+            this.to = to;
+        }
+
+        static Session open(ConvertRequest r) throws WorkbenchException {
+            Format from = Format.of(r.input());
+            Format to = Format.of(r.output());
+            checkOptions(r, from, to);
+            refuseOverwrite(r);
+            Session s = new Session(r, from, to);
+            try {
+                s.load();
+            } catch (WorkbenchException | RuntimeException e) {
+                s.close();
+                throw e;
+            }
+            return s;
+        }
+
+        private static void checkOptions(ConvertRequest r, Format from, Format to) throws WorkbenchException {
+            if (from == Format.CACT && to == Format.CACT) {
+                throw new WorkbenchException(".cact -> .cact converts nothing; edit through a state dict and write back with --base");
+            }
+            if (r.lora() != null && from != Format.FLAX) throw new WorkbenchException("--lora merges into a checkpoint input (.pkl), not a " + from.label());
+            if (r.base() != null && to != Format.CACT) throw new WorkbenchException("--base applies to a .cact output only");
+            if (r.base() != null && r.bitsMap() != null) throw new WorkbenchException("--bits-map does not apply with --base: the base fixes each tensor's width");
+            if (r.bitsMap() != null && to != Format.CACT) throw new WorkbenchException("--bits-map applies to a .cact output only");
+            if (r.dtype() != null && !r.dtype().equals("f32") && !r.dtype().equals("f16")) {
+                throw new WorkbenchException("--dtype must be f32 or f16, not " + r.dtype());
+            }
+            if (to == Format.FLAX && from != Format.FLAX && r.config() == null) {
+                throw new WorkbenchException("writing a checkpoint from a " + from.label() + " needs --config CKPT.pkl (config, step, run)");
+            }
+            if (from.isStateDict() && r.base() == null && r.config() == null) {
+                throw new WorkbenchException("reading a state dict needs --base FILE.cact or --config CKPT.pkl for the model geometry");
+            }
+            if (to == Format.CACT && r.base() == null && from != Format.CACT && r.tokenizer() == null) {
+                throw new WorkbenchException("a .cact needs a tokenizer: pass --tokenizer tok.model or FILE.cact (or --base FILE.cact)");
+            }
+        }
+
+        private static void refuseOverwrite(ConvertRequest r) throws WorkbenchException {
+            for (Path in : r.inputs()) {
+                try {
+                    if (Files.exists(r.output()) && Files.exists(in) && Files.isSameFile(r.output(), in)) {
+                        throw new WorkbenchException(r.output() + ": refusing to overwrite the input file " + in);
+                    }
+                } catch (IOException e) {
+                    throw new WorkbenchException(r.output() + ": cannot compare with input " + in + ": " + e.getMessage(), e);
+                }
+            }
+        }
+
+        private void load() throws WorkbenchException {
+            if (request.base() != null) base = openCact(request.base());
+            if (request.config() != null) meta = FlaxCheckpointReader.read(request.config(), request.allowExtraParams());
+            switch (from) {
+                case FLAX -> {
+                    FlaxCheckpoint ckpt = FlaxCheckpointReader.read(request.input(), request.allowExtraParams());
+                    if (request.lora() != null) ckpt = LoraAdapter.read(request.lora()).mergeInto(ckpt);
+                    if (meta == null) meta = ckpt;
+                    weights = WeightSources.fromCheckpoint(ckpt);
+                }
+                case CACT -> weights = WeightSources.fromCact(openCact(request.input()), "f16".equals(request.dtype()));
+                case TORCH, SAFETENSORS -> {
+                    Map<String, NpyArray> dict = StateDictFiles.read(request.input(), from);
+                    NameMap names = base != null ? NameMap.of(base)
+                            : NameMap.of(meta.flaxConfig(), WeightSources.partsOf(dict.keySet()), KvBudget.effectiveWindow(meta.flaxConfig()));
+                    weights = WeightSources.fromStateDict(dict, names, request.input());
+                }
+            }
+            if (to == Format.CACT && base == null && weights.tokenizer() == null) weights = weights.withTokenizer(tokenizer(request.tokenizer()));
+        }
+
+        private CactFile openCact(Path file) throws WorkbenchException {
+            CactFile f = CactFile.open(file);
+            open.add(f);
+            return f;
+        }
+
+        private byte[] tokenizer(Path file) throws WorkbenchException {
+            if (file.getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".cact")) return openCact(file).tokenizerBlob().toArray(ValueLayout.JAVA_BYTE);
+            return SentencePieceModel.read(file).toVocab().toBytes();
+        }
+
+        /** The bits map of a fresh .cact: --bits-map, else the checkpoint config's weight_bits, else 4 (upstream's export.main). */
+        private BitsMap bits() throws WorkbenchException {
+            if (request.bitsMap() != null) return BitsMap.parse(request.bitsMap());
+            Object configured = meta == null ? null : meta.config().get("weight_bits");
+            if (configured instanceof String s && !s.isBlank()) return BitsMap.parse(s);
+            return BitsMap.parse("4");
+        }
+
+        Plan plan() throws WorkbenchException {
+            List<PlanRow> rows = new ArrayList<>();
+            long total;
+            if (to == Format.CACT) {
+                BitsMap bits = base == null ? bits() : null;
+                List<NameRow> cactRows = weights.names().cactRows();
+                long end = CactFormat.recordOffset(cactRows.size());
+                for (int i = 0; i < cactRows.size(); i++) {
+                    NameRow row = cactRows.get(i);
+                    String q;
+                    long bytes;
+                    if (base != null) {
+                        TensorRecord r = base.tensor(i);
+                        q = r.dtype() == dev.needlewb.converter.cact.CactDType.CQ ? TensorConversion.cq(r.bits(), r.group()) : r.dtype().name().toLowerCase();
+                        bytes = r.nbytes();
+                    } else {
+                        q = quantization(row, bits);
+                        bytes = row.storage() == Storage.RAW ? weights.tokenizer().length
+                                : row.storage() == Storage.CQ ? TensorBytes.of(dev.needlewb.converter.cact.CactDType.CQ, longs(row.shape()), CactExporter.GROUP, bits.recordBitsFor(row.name()))
+                                : 2 * NpyArray.elementCount(row.shape());
+                    }
+                    rows.add(new PlanRow(row.name(), row.name(), row.transform(), q, bytes));
+                    end = CactFormat.align(end) + bytes;
+                }
+                total = end;
+            } else {
+                total = 0;
+                for (var e : outputTensors().entrySet()) {
+                    NameRow row = e.getValue().row();
+                    NpyArray a = e.getValue().array();
+                    rows.add(new PlanRow(row.name(), e.getKey(), row.transform(), dtypeLabel(a), a.data().length));
+                    total += a.data().length;
+                }
+            }
+            return new Plan(from, to, rows, total);
+        }
+
+        Result run(Listener listener) throws WorkbenchException {
+            Path[] inputs = request.inputs();
+            if (to == Format.CACT) {
+                long total = weights.names().cactRows().size();
+                CactExporter.Result r = base != null
+                        ? CactRebuilder.rebuild(weights, base, n -> listener.progress(n, total))
+                        : CactExporter.export(weights, bits(), n -> listener.progress(n, total));
+                CactWriter.write(r.model(), request.output(), inputs);
+                return new Result(from, to, r.tensors());
+            }
+            SequencedMap<String, Written> out = outputTensors();
+            List<TensorConversion> report = new ArrayList<>();
+            for (Written w : out.values()) {
+                NpyArray source = weights.tensor(w.row());
+                double[] diff = source.descr().equals(w.array().descr()) ? new double[2]
+                        : TensorConversion.difference(w.array().asFloats(), source.asFloats());
+                report.add(new TensorConversion(w.row().name(), w.row().transform(), dtypeLabel(w.array()), 0, 0, false, diff[0], diff[1], -1, -1));
+            }
+            if (to == Format.FLAX) {
+                FlaxCheckpoint converted = WeightTargets.checkpoint(dtyped(), meta);
+                Map<String, NpyArray> params = new TreeMap<>(FlaxParamShapes.TREE_ORDER);
+                if (from != Format.FLAX) params.putAll(meta.params());
+                params.putAll(converted.params());
+                FlaxCheckpointWriter.write(converted.withParams(new LinkedHashMap<>(params)), request.output(), inputs);
+            } else {
+                SequencedMap<String, NpyArray> dict = new LinkedHashMap<>();
+                out.forEach((k, w) -> dict.put(k, w.array()));
+                StateDictFiles.write(dict, request.output(), to, inputs);
+            }
+            listener.progress(out.size(), out.size());
+            return new Result(from, to, report);
+        }
+
+        /** A tensor as written, keyed by its output name (PyTorch key or Flax path). */
+        private record Written(NameRow row, NpyArray array) {}
+
+        /** The tensors of a state-dict or checkpoint output, in the output dtype, by output name. */
+        private SequencedMap<String, Written> outputTensors() {
+            SequencedMap<String, Written> out = new LinkedHashMap<>();
+            ModelWeights w = dtyped();
+            for (NameRow row : w.names().rows()) {
+                NpyArray a = w.tensor(row);
+                if (a == null) continue;
+                if (to == Format.FLAX) {
+                    if (row.transform() == Transform.ZERO_FILL) continue;
+                    out.put(row.flaxPath() + (row.layer() >= 0 ? "[" + row.layer() + "]" : ""), new Written(row, a));
+                } else {
+                    out.put(row.torchKey(), new Written(row, a));
+                }
+            }
+            return out;
+        }
+
+        /** The weights in the requested dtype (kept when none was requested). */
+        private ModelWeights dtyped() {
+            if (request.dtype() == null) return weights;
+            SequencedMap<String, NpyArray> out = new LinkedHashMap<>();
+            for (var e : weights.tensors().entrySet()) {
+                NpyArray a = e.getValue();
+                out.put(e.getKey(), request.dtype().equals("f16") ? (a.descr().equals("<f2") ? a : Floats.half(a.shape(), a.asFloats()))
+                        : (a.descr().equals("<f4") ? a : NpyArray.ofFloats(a.shape(), a.asFloats())));
+            }
+            return new ModelWeights(weights.names(), out, weights.tokenizer());
+        }
+
+        private static String quantization(NameRow row, BitsMap bits) {
+            return switch (row.storage()) {
+                case CQ -> TensorConversion.cq(bits.recordBitsFor(row.name()), CactExporter.GROUP);
+                case FP16 -> "fp16";
+                case RAW -> "raw";
+                case CHECKPOINT_ONLY -> "-";
+            };
+        }
+
+        private static String dtypeLabel(NpyArray a) {
+            return a.descr().equals("<f2") ? "f16" : "f32";
+        }
+
+        private static long[] longs(int[] shape) {
+            long[] out = new long[shape.length];
+            for (int i = 0; i < shape.length; i++) out[i] = shape[i];
+            return out;
+        }
+
+        @Override
+        public void close() {
+            for (CactFile f : open) f.close();
+        }
+    }
+}

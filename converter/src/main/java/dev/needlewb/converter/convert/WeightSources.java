@@ -1,0 +1,102 @@
+package dev.needlewb.converter.convert;
+
+import dev.needlewb.converter.FormatException;
+import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.cact.TensorRecord;
+import dev.needlewb.converter.flax.FlaxCheckpoint;
+import dev.needlewb.converter.flax.FlaxConfig;
+import dev.needlewb.converter.flax.FlaxParamShapes;
+import dev.needlewb.converter.flax.KvBudget;
+import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.converter.names.NameMap;
+import dev.needlewb.converter.names.NameRow;
+import dev.needlewb.converter.names.Transform;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.SequencedMap;
+
+/** Reads each source format into {@link ModelWeights} through the {@link NameMap}. */
+public final class WeightSources {
+    private WeightSources() {}
+
+    /** The name map of a checkpoint: its config, the optional parts it carries, the exporter's KV window. */
+    public static NameMap namesOf(FlaxCheckpoint ckpt) throws WorkbenchException {
+        FlaxConfig config = ckpt.flaxConfig();
+        return NameMap.of(config, FlaxParamShapes.Parts.presentIn(ckpt.params().keySet()), KvBudget.effectiveWindow(config));
+    }
+
+    /** A checkpoint's weights in .cact layout (dtype kept), plus its checkpoint-only leaves. */
+    public static ModelWeights fromCheckpoint(FlaxCheckpoint ckpt) throws WorkbenchException {
+        NameMap names = namesOf(ckpt);
+        SequencedMap<String, NpyArray> out = new LinkedHashMap<>();
+        for (NameRow row : names.rows()) {
+            if (row.flaxPath() == null) continue;
+            NpyArray leaf = ckpt.params().get(row.flaxPath());
+            if (leaf == null) throw new WorkbenchException("checkpoint has no " + row.flaxPath() + " (needed for " + row.name() + ")");
+            out.put(row.name(), row.transform().forward(leaf, row.layer(), row.shape()));
+        }
+        return new ModelWeights(names, out, null);
+    }
+
+    /**
+     * A .cact's weights: CQ tensors dequantized as upstream's {@code read_export} (float32, or
+     * rounded to float16 when {@code half}), FP16 tensors widened to float32 or kept as float16.
+     */
+    public static ModelWeights fromCact(CactFile file, boolean half) throws WorkbenchException {
+        NameMap names = NameMap.of(file);
+        SequencedMap<String, NpyArray> out = new LinkedHashMap<>();
+        for (NameRow row : names.cactRows()) {
+            if (!row.isWeight()) continue;
+            TensorRecord r = file.tensor(row.name());
+            float[] values = file.dequantize(r.index());
+            out.put(row.name(), half ? Floats.half(row.shape(), values) : NpyArray.ofFloats(row.shape(), values));
+        }
+        return new ModelWeights(names, out, file.tokenizerBlob().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+    }
+
+    /**
+     * A state dict (PyTorch keys) read against {@code names}: every key must be a row of the map
+     * with its shape and a float32/float16 dtype, and every weight row must be present (the
+     * contrastive bias, which Flax lacks, may be absent).
+     */
+    public static ModelWeights fromStateDict(Map<String, NpyArray> byKey, NameMap names, Path file) throws WorkbenchException {
+        for (var e : byKey.entrySet()) {
+            NameRow row = names.byTorchKey(e.getKey());
+            if (row == null) throw error(file, e.getKey(), "is not a tensor of this model (see needle-wb names)");
+            NpyArray a = e.getValue();
+            if (!a.descr().equals("<f4") && !a.descr().equals("<f2")) throw error(file, e.getKey(), "has dtype " + a.descr() + "; float32 or float16 expected");
+            if (!Arrays.equals(a.shape(), row.shape())) {
+                throw error(file, e.getKey(), "has shape " + Arrays.toString(a.shape()) + ", the model needs " + Arrays.toString(row.shape()));
+            }
+        }
+        SequencedMap<String, NpyArray> out = new LinkedHashMap<>();
+        for (NameRow row : names.rows()) {
+            if (!row.isWeight()) continue;
+            NpyArray a = byKey.get(row.torchKey());
+            if (a == null) {
+                if (row.transform() == Transform.ZERO_FILL) continue;
+                throw error(file, row.torchKey(), "is missing (" + row.name() + ", shape " + Arrays.toString(row.shape()) + ")");
+            }
+            out.put(row.name(), a);
+        }
+        return new ModelWeights(names, out, null);
+    }
+
+    /** The parts (heads, MTP) a state dict's keys imply. */
+    public static FlaxParamShapes.Parts partsOf(Iterable<String> torchKeys) {
+        boolean contrastive = false, confidence = false, mtp = false;
+        for (String k : torchKeys) {
+            contrastive |= k.startsWith("contrastive_head.");
+            confidence |= k.startsWith("confidence_head.");
+            mtp |= k.startsWith("mtp.");
+        }
+        return new FlaxParamShapes.Parts(contrastive, confidence, mtp);
+    }
+
+    private static FormatException error(Path file, String key, String problem) {
+        return new FormatException(file, FormatException.NO_OFFSET, "tensor " + key + " " + problem);
+    }
+}

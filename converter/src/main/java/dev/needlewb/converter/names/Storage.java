@@ -1,0 +1,13 @@
+package dev.needlewb.converter.names;
+
+/** How a name-map row is stored in a {@code .cact}. */
+public enum Storage {
+    /** A CQ matrix; its width comes from the bits map. */
+    CQ,
+    /** Float16 (round to nearest even from float32). */
+    FP16,
+    /** The RAW tokenizer blob. */
+    RAW,
+    /** A training-only leaf (log_temp, MTP branch): in checkpoints and state dicts, never in a .cact. */
+    CHECKPOINT_ONLY
+}

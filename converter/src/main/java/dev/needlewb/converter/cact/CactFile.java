@@ -19,6 +19,7 @@ import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -402,7 +403,7 @@ public final class CactFile implements AutoCloseable {
             checkShape(rec, slot, shape);
             if (implied >= 0 && nbytes != implied) {
                 throw fail(rec + CactFormat.REC_NBYTES, "nbytes " + Long.toUnsignedString(nbytes) + ", but " + dtype
-                        + java.util.Arrays.toString(shape) + (dtype == CactDType.CQ ? " at " + bits + " bits, group " + group : "")
+                        + Arrays.toString(shape) + (dtype == CactDType.CQ ? " at " + bits + " bits, group " + group : "")
                         + " needs " + implied);
             }
             checkPlacement(rec, offset, nbytes, previousEnd);
@@ -435,7 +436,7 @@ public final class CactFile implements AutoCloseable {
             try {
                 return TensorBytes.of(dtype, shape, group, bits);
             } catch (ArithmeticException e) {
-                throw fail(rec + CactFormat.REC_SHAPE, "shape " + java.util.Arrays.toString(shape) + " overflows: its byte size exceeds 2^63");
+                throw fail(rec + CactFormat.REC_SHAPE, "shape " + Arrays.toString(shape) + " overflows: its byte size exceeds 2^63");
             }
         }
 
@@ -453,9 +454,9 @@ public final class CactFile implements AutoCloseable {
                 case HEAD_BIAS -> new long[] {records.get(index - 1).dim(0)};
                 default -> slot.shape();
             };
-            if (!java.util.Arrays.equals(shape, expected)) {
-                String want = java.util.Arrays.toString(expected).replace("-1", "n>=1");
-                throw fail(rec + CactFormat.REC_NDIM, "shape " + java.util.Arrays.toString(shape) + ", expected " + want);
+            if (!Arrays.equals(shape, expected)) {
+                String want = Arrays.toString(expected).replace("-1", "n>=1");
+                throw fail(rec + CactFormat.REC_NDIM, "shape " + Arrays.toString(shape) + ", expected " + want);
             }
         }
 

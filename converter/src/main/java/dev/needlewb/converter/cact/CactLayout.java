@@ -98,7 +98,7 @@ public final class CactLayout {
         List<Slot> s = new ArrayList<>();
         s.add(matrix("embedding", g.vocab(), d));
         for (int i = 0; i < g.numLayers(); i++) {
-            String p = String.format("layer%02d.", i);
+            String p = (i < 10 ? "layer0" : "layer") + i + ".";
             s.add(vector(p + "norm_in", d));
             s.add(matrix(p + "q_proj", q, d));
             s.add(matrix(p + "k_proj", kv, d));

@@ -1,6 +1,7 @@
 package dev.needlewb.converter.cact;
 
 import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.cq.CqCodebooks;
 import dev.needlewb.converter.io.AtomicFileWriter;
 import dev.needlewb.converter.model.Geometry;
 import java.io.ByteArrayOutputStream;
@@ -121,7 +122,7 @@ public final class CactWriter {
     }
 
     private static void header(ByteBuffer b, Geometry g, int numTensors) {
-        b.putInt(CactFormat.TAG).putInt(numTensors).putInt(dev.needlewb.converter.cq.CqCodebooks.HEADER_LENGTH)
+        b.putInt(CactFormat.TAG).putInt(numTensors).putInt(CqCodebooks.HEADER_LENGTH)
                 .putInt(g.kvWindow()).putInt(g.kvBits()).putInt(g.vocab()).putInt(g.dModel()).putInt(g.numHeads())
                 .putInt(g.numKvHeads()).putInt(g.numLayers()).putInt(g.headDim()).putInt(g.maxSeqLen()).putInt(g.hadaN())
                 .putInt(g.mhcLanes()).putInt(g.engramSlots()).putInt(g.engramSubDim()).putInt(g.numEngramTables())

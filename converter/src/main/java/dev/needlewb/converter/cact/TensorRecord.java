@@ -1,5 +1,6 @@
 package dev.needlewb.converter.cact;
 
+import dev.needlewb.converter.cq.CqPacking;
 import java.util.Arrays;
 
 /**
@@ -35,7 +36,7 @@ public record TensorRecord(int index, String name, CactDType dtype, long[] shape
     }
 
     public boolean isTernary() {
-        return dtype == CactDType.CQ && bits == dev.needlewb.converter.cq.CqPacking.TERNARY_RECORD_BITS;
+        return dtype == CactDType.CQ && bits == CqPacking.TERNARY_RECORD_BITS;
     }
 
     @Override

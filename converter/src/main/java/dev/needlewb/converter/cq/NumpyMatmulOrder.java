@@ -7,8 +7,10 @@ package dev.needlewb.converter.cq;
  * for G = 1 runs sgemv and otherwise sgemm. With the Haswell/Zen kernels (those that produced the
  * golden data) and one thread, every output is one of the orders below; which one depends on G,
  * the group's position inside the kernel's column chunk, and (for 12-wide chunks) the output
- * column. Found by reading the kernels and confirmed bit for bit against numpy for G = 1..20 and
- * n = 64, 128 (G > 20 can take OpenBLAS's threaded path, whose split depends on the machine).
+ * column. Found by reading the kernels and confirmed bit for bit against numpy for G = 1..31
+ * (n = 128) and 1..20 (n = 64), which covers every Needle geometry (the released one has
+ * G = 1, 4 and 16). From G = 32 (in = 4096) OpenBLAS splits the product over threads in a
+ * machine-dependent way and this single-thread model can be off by an ulp.
  */
 public enum NumpyMatmulOrder {
     /** sgemv: per block of 8 k, FMA into a zeroed temporary, then add it to the output. */

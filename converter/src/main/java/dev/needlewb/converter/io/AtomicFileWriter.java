@@ -61,10 +61,8 @@ public final class AtomicFileWriter {
 
     private static boolean sameFile(Path target, Path input) throws WorkbenchException {
         try {
-            if (!Files.exists(target) || !Files.exists(input)) {
-                return Files.exists(target) == Files.exists(input) && target.normalize().equals(input.toAbsolutePath().normalize());
-            }
-            return target.toRealPath().equals(input.toRealPath()) || Files.isSameFile(target, input);
+            if (!Files.exists(target) || !Files.exists(input)) return target.normalize().equals(input.toAbsolutePath().normalize());
+            return Files.isSameFile(target, input);
         } catch (IOException e) {
             throw new WorkbenchException(target + ": cannot compare with input " + input + ": " + e, e);
         }

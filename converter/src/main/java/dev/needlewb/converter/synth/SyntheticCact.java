@@ -7,6 +7,7 @@ import dev.needlewb.converter.cact.CactTensor;
 import dev.needlewb.converter.cact.ProbeHead;
 import dev.needlewb.converter.cq.CqBlob;
 import dev.needlewb.converter.model.Geometry;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -71,15 +72,13 @@ public final class SyntheticCact {
     }
 
     private static CactTensor cq(String name, long[] shape, int bits, SplittableRandom rnd) {
-        long rows = shape[0];
-        CqBlob layout = new CqBlob(rows, shape[1], GROUP, bits,
-                java.lang.foreign.MemorySegment.ofArray(new byte[Math.toIntExact(CqBlob.byteSize(rows, shape[1], bits, GROUP))]));
-        byte[] data = (byte[]) layout.data().heapBase().orElseThrow();
-        int codeBytes = (int) layout.normsOffset();
+        byte[] data = new byte[Math.toIntExact(CqBlob.byteSize(shape[0], shape[1], bits, GROUP))];
         rnd.nextBytes(data);
+        CqBlob blob = new CqBlob(shape[0], shape[1], GROUP, bits, MemorySegment.ofArray(data));
+        int codeBytes = (int) blob.normsOffset();
         ByteBuffer norms = ByteBuffer.wrap(data, codeBytes, data.length - codeBytes).order(ByteOrder.LITTLE_ENDIAN);
         while (norms.hasRemaining()) norms.putShort(Float.floatToFloat16((float) (0.226 * (0.7 + 0.6 * rnd.nextDouble()))));
-        return new CactTensor(name, CactDType.CQ, shape, GROUP, bits, layout.data());
+        return new CactTensor(name, CactDType.CQ, shape, GROUP, bits, blob.data());
     }
 
     private static CactTensor fp16(String name, long[] shape, SplittableRandom rnd, double scale) {
@@ -94,6 +93,6 @@ public final class SyntheticCact {
     private static CactTensor fp16Values(String name, double[] values) {
         ByteBuffer b = ByteBuffer.allocate(values.length * 2).order(ByteOrder.LITTLE_ENDIAN);
         for (double v : values) b.putShort(Float.floatToFloat16((float) v));
-        return new CactTensor(name, CactDType.FP16, new long[] {values.length}, 0, 0, java.lang.foreign.MemorySegment.ofArray(b.array()));
+        return new CactTensor(name, CactDType.FP16, new long[] {values.length}, 0, 0, MemorySegment.ofArray(b.array()));
     }
 }

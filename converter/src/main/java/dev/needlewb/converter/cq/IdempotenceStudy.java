@@ -1,6 +1,7 @@
 package dev.needlewb.converter.cq;
 
 import dev.needlewb.converter.WorkbenchException;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -101,7 +102,7 @@ public final class IdempotenceStudy {
             }
             System.arraycopy(row, 0, codes, r * inPad, inPad);
         }
-        short[] norms = blob.norms().toArray(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED);
+        short[] norms = blob.norms().toArray(ValueLayout.JAVA_SHORT_UNALIGNED);
         return fromCodes(tensor, new CqCodes(rows, (int) blob.cols(), blob.recordBits(), blob.group(), codes, norms));
     }
 

@@ -10,6 +10,7 @@ import dev.needlewb.reports.report.InputFile;
 import dev.needlewb.reports.report.Markdown;
 import dev.needlewb.reports.report.Report;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -178,53 +179,75 @@ public final class IdempotenceReport {
             page.verdict(false, "The file's header codebook differs from the computed one; the study uses the computed codebook.");
         }
         List<String> names = results.stream().map(IdempotenceResult::tensor).toList();
-        List<String> roundLabels = new ArrayList<>();
         int longest = results.stream().mapToInt(r -> r.rounds().size()).max().orElse(0);
-        for (int i = 1; i <= longest; i++) roundLabels.add("r" + i);
-
-        double[][] codes = new double[results.size()][longest];
-        Map<String, double[]> codesByWidth = new TreeMap<>();
-        Map<String, double[]> driftByWidth = new TreeMap<>();
-        Map<String, double[]> normSumByWidth = new TreeMap<>();
-        Map<String, Double> initialByWidth = new TreeMap<>();
-        for (int t = 0; t < results.size(); t++) {
-            IdempotenceResult r = results.get(t);
-            String w = width(r.recordBits());
-            double[] total = codesByWidth.computeIfAbsent(w, k -> new double[longest + 1]);
-            double[] norms = normSumByWidth.computeIfAbsent(w, k -> new double[longest + 1]);
-            initialByWidth.merge(w, r.initialNormSum(), Double::sum);
-            java.util.Arrays.fill(codes[t], Double.NaN);
-            double lastSum = r.initialNormSum();
-            for (int i = 0; i <= longest; i++) {
-                IdempotenceRound x = i >= 1 && i <= r.rounds().size() ? r.rounds().get(i - 1) : null;
-                if (x != null) {
-                    codes[t][i - 1] = x.codesChanged();
-                    total[i] += x.codesChanged();
-                    lastSum = x.normSum();
-                }
-                norms[i] += i == 0 ? r.initialNormSum() : lastSum;
-            }
-        }
-        for (Map.Entry<String, double[]> e : normSumByWidth.entrySet()) {
-            double initial = initialByWidth.get(e.getKey());
-            double[] d = new double[e.getValue().length];
-            for (int i = 0; i < d.length; i++) d[i] = initial == 0 ? 0 : 100 * (e.getValue()[i] / initial - 1);
-            driftByWidth.put(e.getKey(), d);
-        }
-        Map<String, double[]> codesFromRound1 = new LinkedHashMap<>();
-        for (Map.Entry<String, double[]> e : codesByWidth.entrySet()) {
-            codesFromRound1.put(e.getKey(), java.util.Arrays.copyOfRange(e.getValue(), 1, e.getValue().length));
-        }
-
         page.heading(2, "Codes changed per round");
         page.chart("codes changed per round, summed per width", Charts.lines("Codes changed per round (sum per width)",
-                "round", "codes changed", codesFromRound1, true, 1));
+                "round", "codes changed", codesChangedByWidth(longest), true, 1));
         page.chart("codes changed per tensor and round", Charts.heatmap("Codes changed per tensor and round (log10)",
-                names, roundLabels, codes));
+                names, roundLabels(longest), codesChangedByTensor(longest)));
         page.heading(2, "Norm drift");
-        page.chart("norm drift per round", Charts.lines("Sum of group norms against round 0 (sum per width)", "round",
-                "drift (%)", driftByWidth, false, 0));
+        page.chart("norm drift per round", Charts.lines("Sum of group norms against round 0 (per width)", "round",
+                "drift (%)", normDriftByWidth(longest), false, 0));
         page.heading(2, "Rounds to a fixed point or cycle");
+        page.chart("rounds to fixed point per tensor", Charts.bars("Rounds to a fixed point or cycle per tensor",
+                "tensor", "rounds", names, roundsToRepeat()));
+        page.heading(2, "Tensors");
+        page.table(headers().stream().map(h -> h.startsWith(">") ? h.substring(1) : h).toList(), rows());
+        return page.render();
+    }
+
+    private static List<String> roundLabels(int rounds) {
+        List<String> labels = new ArrayList<>();
+        for (int i = 1; i <= rounds; i++) labels.add("r" + i);
+        return labels;
+    }
+
+    /** [tensor][round - 1]: codes changed; NaN after a tensor's last round. */
+    private double[][] codesChangedByTensor(int rounds) {
+        double[][] codes = new double[results.size()][rounds];
+        for (int t = 0; t < results.size(); t++) {
+            Arrays.fill(codes[t], Double.NaN);
+            for (IdempotenceRound x : results.get(t).rounds()) codes[t][x.round() - 1] = x.codesChanged();
+        }
+        return codes;
+    }
+
+    /** Per width, element round - 1: codes changed in that round summed over the width's tensors. */
+    private Map<String, double[]> codesChangedByWidth(int rounds) {
+        Map<String, double[]> byWidth = new TreeMap<>();
+        for (IdempotenceResult r : results) {
+            double[] total = byWidth.computeIfAbsent(width(r.recordBits()), k -> new double[rounds]);
+            for (IdempotenceRound x : r.rounds()) total[x.round() - 1] += x.codesChanged();
+        }
+        return byWidth;
+    }
+
+    /**
+     * Per width, element = round (0 first): the percent change of the width's summed norms against
+     * round 0. A tensor that stopped early (it repeated) keeps its last state.
+     */
+    private Map<String, double[]> normDriftByWidth(int rounds) {
+        Map<String, double[]> sums = new TreeMap<>();
+        for (IdempotenceResult r : results) {
+            double[] sum = sums.computeIfAbsent(width(r.recordBits()), k -> new double[rounds + 1]);
+            double current = r.initialNormSum();
+            for (int i = 0; i <= rounds; i++) {
+                if (i >= 1 && i <= r.rounds().size()) current = r.rounds().get(i - 1).normSum();
+                sum[i] += current;
+            }
+        }
+        Map<String, double[]> drift = new TreeMap<>();
+        for (Map.Entry<String, double[]> e : sums.entrySet()) {
+            double[] sum = e.getValue();
+            double[] d = new double[sum.length];
+            for (int i = 0; i < d.length; i++) d[i] = sum[0] == 0 ? 0 : 100 * (sum[i] / sum[0] - 1);
+            drift.put(e.getKey(), d);
+        }
+        return drift;
+    }
+
+    /** Two bar series: the round each repeating tensor's fixed point or cycle starts, and the rounds run by the others. */
+    private Map<String, double[]> roundsToRepeat() {
         double[] repeatAt = new double[results.size()];
         double[] none = new double[results.size()];
         for (int t = 0; t < results.size(); t++) {
@@ -236,10 +259,6 @@ public final class IdempotenceReport {
         Map<String, double[]> bars = new LinkedHashMap<>();
         bars.put("rounds to the fixed point / cycle start", repeatAt);
         bars.put("no repeat within the rounds run", none);
-        page.chart("rounds to fixed point per tensor", Charts.bars("Rounds to a fixed point or cycle per tensor",
-                "tensor", "rounds", names, bars));
-        page.heading(2, "Tensors");
-        page.table(headers().stream().map(h -> h.startsWith(">") ? h.substring(1) : h).toList(), rows());
-        return page.render();
+        return bars;
     }
 }

@@ -131,7 +131,7 @@ public final class IdempotenceReport {
 
     private List<String> headers() {
         return List.of("tensor", ">shape", "width", ">rounds to repeat", ">codes changed r1", ">norms changed r1",
-                ">max norm ulps r1", ">norm drift (last)", ">max |dw| r1", ">rms dw (last)");
+                ">max norm ulps r1", ">norm drift (last)", ">max abs dw r1", ">rms dw (last)");
     }
 
     private List<List<String>> rows() {

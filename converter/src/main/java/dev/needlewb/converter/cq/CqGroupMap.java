@@ -113,6 +113,7 @@ final class CqGroupMap {
 
     /** Quantizes groups {@code ids[0, count)} of {@code weights}; row i of the result is group ids[i]. */
     CqCodes quantize(int[] ids, int count, float[] weights) throws WorkbenchException {
+        if (count * group == weights.length) return quantizer.quantize(tensor, weights, count, group); // every group, in order
         float[] gathered = new float[count * group];
         for (int i = 0; i < count; i++) System.arraycopy(weights, ids[i] * group, gathered, i * group, group);
         return quantizer.quantize(tensor, gathered, count, group);

@@ -2,6 +2,9 @@ package dev.needlewb.converter.cq;
 
 import dev.needlewb.converter.WorkbenchException;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -24,6 +27,7 @@ import java.util.function.IntConsumer;
 public final class IdempotenceStudy {
     /** The most rounds a study runs. */
     public static final int MAX_ROUNDS = 20;
+    private static final VarHandle CODE_WORDS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final String tensor;
     private final CqGroupMap map;
@@ -148,10 +152,7 @@ public final class IdempotenceStudy {
         for (int i = 0; i < activeCount; i++) {
             int g = active[i];
             int base = g * group;
-            int differ = 0;
-            for (int k = 0; k < group; k++) {
-                if (q.codes()[i * group + k] != codes[base + k]) differ++;
-            }
+            int differ = differingCodes(q.codes(), i * group, base);
             short norm = q.norms()[i];
             if (differ == 0 && norm == norms[g]) continue;
             codesChanged += differ;
@@ -227,11 +228,25 @@ public final class IdempotenceStudy {
         return sum;
     }
 
-    /** A 64-bit FNV-1a hash of group g's codes and norm. */
+    /** Codes of {@code fresh} from {@code at} that differ from the group's current codes from {@code base}. */
+    private int differingCodes(byte[] fresh, int at, int base) {
+        int first = Arrays.mismatch(fresh, at, at + group, codes, base, base + group);
+        if (first < 0) return 0;
+        int differ = 0;
+        for (int k = first; k < group; k++) {
+            if (fresh[at + k] != codes[base + k]) differ++;
+        }
+        return differ;
+    }
+
+    /** A 64-bit hash of group g's codes (eight at a time) and norm; equal states hash equal. */
     private long fingerprint(int g) {
         long h = 0xcbf29ce484222325L;
-        for (int k = g * group; k < (g + 1) * group; k++) h = (h ^ codes[k]) * 0x100000001b3L;
-        h = (h ^ (norms[g] & 0xFFFF)) * 0x100000001b3L;
+        for (int k = g * group; k < (g + 1) * group; k += Long.BYTES) {
+            h = (h ^ (long) CODE_WORDS.get(codes, k)) * 0x9e3779b97f4a7c15L;
+            h ^= h >>> 29;
+        }
+        h = (h ^ (norms[g] & 0xFFFF)) * 0x9e3779b97f4a7c15L;
         return h ^ (h >>> 31);
     }
 

@@ -67,7 +67,7 @@ public final class CactFile implements AutoCloseable {
             return new CactFile(file, arena, seg, validate(seg, file));
         } catch (IOException e) {
             arena.close();
-            throw new WorkbenchException(file + ": cannot read: " + e.getMessage(), e);
+            throw WorkbenchException.cannotRead(file, e);
         } catch (FormatException | RuntimeException e) {
             arena.close();
             throw e;

@@ -57,7 +57,7 @@ public record CqBlob(long rows, long cols, int group, int recordBits, MemorySegm
 
     /** The stored FP16 norm of group {@code g} of row {@code r}, widened. */
     public float norm(long r, long g) {
-        return Float.float16ToFloat(data.get(ValueLayout.JAVA_SHORT_UNALIGNED, normsOffset() + 2 * (r * groupsPerRow() + g)));
+        return Float.float16ToFloat(data.get(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), normsOffset() + 2 * (r * groupsPerRow() + g)));
     }
 
     /** The packed code segment (all rows). */

@@ -9,8 +9,6 @@ import java.util.Arrays;
 public final class CqCodebooks {
     /** Number of floats in the header codebook. */
     public static final int HEADER_LENGTH = 28;
-    /** The 3-level Lloyd-Max centre for a unit Gaussian. */
-    public static final double TERNARY_CENTRE = 1.2240064;
 
     private CqCodebooks() {}
 
@@ -25,9 +23,8 @@ public final class CqCodebooks {
         };
     }
 
-    /** float32({-c, 0, c} / sqrt(group)) with the division done in double, as upstream. */
+    /** The analytic ternary codebook, which the header does not store. */
     public static float[] ternary(int group) {
-        float c = (float) (TERNARY_CENTRE / Math.sqrt(group));
-        return new float[] {-c, 0f, c};
+        return dev.needlewb.converter.cq.codebook.Codebooks.of(CqPacking.TERNARY_RECORD_BITS, group);
     }
 }

@@ -1,5 +1,9 @@
 package dev.needlewb.converter.cq;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
 /**
  * Dense float32 weights of a CQ blob, equal bit for bit to upstream {@code export.read_export}:
  * per group {@code w = (codebook[idx] * float32(norm)) @ H} with numpy's summation order
@@ -7,6 +11,8 @@ package dev.needlewb.converter.cq;
  * ({@link CqCodebooks#fromHeader}) or, for ternary, {@link CqCodebooks#ternary}.
  */
 public final class CqDequantizer {
+    private static final ValueLayout.OfShort HALF = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
     private CqDequantizer() {}
 
     /**
@@ -27,20 +33,26 @@ public final class CqDequantizer {
         int inPad = (int) blob.inPad();
         int groups = (int) blob.groupsPerRow();
         long rowBytes = blob.rowBytes();
+        long normsOffset = blob.normsOffset();
         NumpyMatmulOrder[] orders = NumpyMatmulOrder.forRow(groups);
         HadamardMatmul matmul = new HadamardMatmul(group);
+        byte[] packedRow = new byte[(int) rowBytes];
         byte[] idx = new byte[inPad];
+        float[] norms = new float[groups];
         float[] scaled = new float[inPad];
         float[] rowOut = new float[inPad];
         float[] out = new float[(int) total];
         for (long r = 0; r < blob.rows(); r++) {
-            int bad = CqPacking.unpackRow(blob.data(), r * rowBytes, inPad, blob.recordBits(), idx);
+            MemorySegment.copy(blob.data(), ValueLayout.JAVA_BYTE, r * rowBytes, packedRow, 0, packedRow.length);
+            int bad = CqPacking.unpackRow(packedRow, 0, inPad, blob.recordBits(), idx);
             if (bad >= 0) {
                 throw new InvalidCodeException(r * rowBytes + bad / 4,
                         "ternary crumb 2 (no trit) at row " + r + ", column " + bad);
             }
+            long normAt = normsOffset + 2 * r * groups;
+            for (int g = 0; g < groups; g++) norms[g] = Float.float16ToFloat(blob.data().get(HALF, normAt + 2L * g));
             for (int g = 0; g < groups; g++) {
-                float norm = blob.norm(r, g);
+                float norm = norms[g];
                 int base = g * group;
                 for (int k = base; k < base + group; k++) scaled[k] = codebook[idx[k]] * norm;
                 matmul.multiply(scaled, base, orders[g], rowOut, base);

@@ -59,10 +59,17 @@ public final class CqPacking {
      * @return the position (0-based) of the first invalid ternary crumb, or -1 if all are valid
      */
     public static int unpackRow(MemorySegment packed, long offset, int count, int recordBits, byte[] out) {
+        byte[] row = new byte[count * storedWidth(recordBits) / 8];
+        MemorySegment.copy(packed, ValueLayout.JAVA_BYTE, offset, row, 0, row.length);
+        return unpackRow(row, 0, count, recordBits, out);
+    }
+
+    /** {@link #unpackRow(MemorySegment, long, int, int, byte[])} over a heap array. */
+    public static int unpackRow(byte[] packed, int offset, int count, int recordBits, byte[] out) {
         switch (recordBits) {
             case 2 -> {
                 for (int k = 0; k < count; k += 4) {
-                    int b = packed.get(ValueLayout.JAVA_BYTE, offset + (k >>> 2));
+                    int b = packed[offset + (k >>> 2)];
                     out[k] = (byte) (b & 3);
                     out[k + 1] = (byte) ((b >>> 2) & 3);
                     out[k + 2] = (byte) ((b >>> 4) & 3);
@@ -71,24 +78,22 @@ public final class CqPacking {
             }
             case 4 -> {
                 for (int k = 0; k < count; k += 2) {
-                    int b = packed.get(ValueLayout.JAVA_BYTE, offset + (k >>> 1));
+                    int b = packed[offset + (k >>> 1)];
                     out[k] = (byte) (b & 15);
                     out[k + 1] = (byte) ((b >>> 4) & 15);
                 }
             }
             case 3 -> {
                 for (int k = 0; k < count; k += 8) {
-                    long at = offset + (k >>> 3) * 3L;
-                    int word = (packed.get(ValueLayout.JAVA_BYTE, at) & 0xFF)
-                            | (packed.get(ValueLayout.JAVA_BYTE, at + 1) & 0xFF) << 8
-                            | (packed.get(ValueLayout.JAVA_BYTE, at + 2) & 0xFF) << 16;
+                    int at = offset + (k >>> 3) * 3;
+                    int word = (packed[at] & 0xFF) | (packed[at + 1] & 0xFF) << 8 | (packed[at + 2] & 0xFF) << 16;
                     for (int i = 0; i < 8; i++) out[k + i] = (byte) ((word >>> (3 * i)) & 7);
                 }
             }
             case TERNARY_RECORD_BITS -> {
                 int bad = -1;
                 for (int k = 0; k < count; k += 4) {
-                    int b = packed.get(ValueLayout.JAVA_BYTE, offset + (k >>> 2));
+                    int b = packed[offset + (k >>> 2)];
                     for (int i = 0; i < 4; i++) {
                         int trit = CRUMB_TO_TRIT[(b >>> (2 * i)) & 3];
                         if (trit < 0 && bad < 0) bad = k + i;

@@ -38,14 +38,14 @@ public final class SafePickle {
         try {
             size = Files.size(file);
         } catch (IOException e) {
-            throw new WorkbenchException(file + ": cannot read (" + e.getMessage() + ")", e);
+            throw WorkbenchException.cannotRead(file, e);
         }
         if (size > MAX_FILE_BYTES) throw new FormatException(file, FormatException.NO_OFFSET, "pickle of " + size + " bytes is larger than 2 GiB");
         byte[] data;
         try {
             data = Files.readAllBytes(file);
         } catch (IOException e) {
-            throw new WorkbenchException(file + ": cannot read (" + e.getMessage() + ")", e);
+            throw WorkbenchException.cannotRead(file, e);
         }
         return load(file, data);
     }

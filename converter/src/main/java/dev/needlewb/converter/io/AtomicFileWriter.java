@@ -39,6 +39,7 @@ public final class AtomicFileWriter {
         Path temp = null;
         try {
             temp = Files.createTempFile(dir, "." + absolute.getFileName(), ".tmp");
+            setPermissions(temp, absolute);
             try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 body.write(ch);
                 ch.force(true);
@@ -66,6 +67,17 @@ public final class AtomicFileWriter {
         } catch (IOException e) {
             throw new WorkbenchException(target + ": cannot compare with input " + input + ": " + e, e);
         }
+    }
+
+    /**
+     * Temp files are created owner-only; the result should carry the permissions of the file it
+     * replaces, or the usual rw-r--r-- of a new file.
+     */
+    private static void setPermissions(Path temp, Path target) throws IOException {
+        if (!Files.getFileStore(temp).supportsFileAttributeView(java.nio.file.attribute.PosixFileAttributeView.class)) return;
+        Files.setPosixFilePermissions(temp, Files.exists(target)
+                ? Files.getPosixFilePermissions(target)
+                : java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
     }
 
     /** Makes the rename durable where the platform allows opening a directory (Linux). */

@@ -6,6 +6,7 @@ import dev.needlewb.converter.cact.CactModel;
 import dev.needlewb.converter.cact.CactTensor;
 import dev.needlewb.converter.cact.ProbeHead;
 import dev.needlewb.converter.cq.CqBlob;
+import dev.needlewb.converter.cq.codebook.Codebooks;
 import dev.needlewb.converter.model.Geometry;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -23,16 +24,6 @@ import java.util.SplittableRandom;
  */
 public final class SyntheticCact {
     public static final int GROUP = 128;
-    /** Upstream's header codebook for group 128 (Lloyd-Max cb2 | cb3 | cb4 / sqrt(128), float32). */
-    static final float[] CODEBOOK_G128 = {
-        -0.1331721395254135f, -0.03990209102630615f, 0.04003528133034706f, 0.13346044719219208f,
-        -0.18926136195659637f, -0.11788499355316162f, -0.06614968925714493f, -0.02101346105337143f,
-        0.022101031616330147f, 0.06678506731987f, 0.11826207488775253f, 0.18982602655887604f,
-        -0.23953154683113098f, -0.18070605397224426f, -0.14095793664455414f, -0.10901255160570145f,
-        -0.08151296526193619f, -0.056527651846408844f, -0.03293915092945099f, -0.010116109624505043f,
-        0.012710800394415855f, 0.03570791706442833f, 0.059458255767822266f, 0.08497702330350876f,
-        0.112741619348526f, 0.1446969211101532f, 0.184239000082016f, 0.2422737032175064f,
-    };
 
     private SyntheticCact() {}
 
@@ -61,7 +52,7 @@ public final class SyntheticCact {
                 case TOKENIZER -> CactTensor.of(name, CactDType.RAW, new long[0], 0, 0, tokenizerBlob);
             });
         }
-        return new CactModel(geometry, CODEBOOK_G128, tensors);
+        return new CactModel(geometry, Codebooks.headerCodebook(GROUP), tensors);
     }
 
     private static ProbeHead headOf(String name, List<ProbeHead> heads) {

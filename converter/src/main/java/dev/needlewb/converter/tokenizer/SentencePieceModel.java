@@ -71,7 +71,7 @@ public final class SentencePieceModel {
             if (size > Integer.MAX_VALUE - 8) throw new FormatException(file, 0, "ModelProto: file of " + size + " bytes is too large");
             return parse(Files.readAllBytes(file), file);
         } catch (IOException e) {
-            throw new WorkbenchException(file + ": cannot read SentencePiece model: " + e.getMessage(), e);
+            throw WorkbenchException.cannotRead(file, e);
         }
     }
 

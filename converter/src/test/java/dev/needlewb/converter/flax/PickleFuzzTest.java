@@ -31,12 +31,12 @@ class PickleFuzzTest {
         byte[] pristine = Files.readAllBytes(golden);
         // One-byte changes are made in place and undone after each read (copying 3 MB each time would dominate).
         byte[] original = pristine.clone();
-        // The opcode-dense regions: the first frame (dicts, globals, small arrays) and the tail (config).
-        int head = 16 * 1024, tail = 1024;
+        int[] structure = structurePositions(original, FlaxCheckpointReaderTest.golden());
         SplittableRandom rnd = new SplittableRandom(20261202);
         int accepted = 0;
         for (int m = 0; m < MUTATIONS; m++) {
-            int pos = position(original.length, rnd, head, tail);
+            // 80% on opcodes and operands, 20% anywhere (mostly array data, which stays valid).
+            int pos = rnd.nextInt(5) < 4 ? structure[rnd.nextInt(structure.length)] : rnd.nextInt(original.length);
             byte[] data = mutate(original, pos, rnd);
             try {
                 Object tree = SafePickle.load(golden, data);
@@ -54,12 +54,30 @@ class PickleFuzzTest {
         assertThat(accepted).isBetween(1, MUTATIONS - 1);
     }
 
-    /** 40% in the head, 40% in the tail, 20% anywhere (mostly array data, which stays valid). */
-    private static int position(int length, SplittableRandom rnd, int head, int tail) {
-        int region = rnd.nextInt(10);
-        if (region < 4) return rnd.nextInt(head);
-        if (region < 8) return length - 1 - rnd.nextInt(tail);
-        return rnd.nextInt(length);
+    /** Every byte offset that is not inside an array's raw data (found by searching each array's bytes). */
+    private static int[] structurePositions(byte[] file, FlaxCheckpoint ckpt) {
+        boolean[] data = new boolean[file.length];
+        int from = 0;
+        for (var a : ckpt.params().values()) {
+            // The pickle holds the arrays in tree order, so each search starts after the previous array.
+            int at = indexOf(file, a.data(), from);
+            assertThat(at).as("array bytes found in the pickle").isNotNegative();
+            Arrays.fill(data, at, at + a.data().length, true);
+            from = at + a.data().length;
+        }
+        int[] positions = new int[file.length];
+        int n = 0;
+        for (int i = 0; i < file.length; i++) if (!data[i]) positions[n++] = i;
+        return Arrays.copyOf(positions, n);
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle, int from) {
+        outer:
+        for (int i = from; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) if (haystack[i + j] != needle[j]) continue outer;
+            return i;
+        }
+        return -1;
     }
 
     private static byte[] mutate(byte[] original, int pos, SplittableRandom rnd) {

@@ -47,7 +47,7 @@ public final class ToolSchemas {
         try {
             bytes = Files.readAllBytes(file);
         } catch (IOException e) {
-            throw new WorkbenchException(file + ": cannot read tools file: " + e.getMessage(), e);
+            throw WorkbenchException.cannotRead(file, e);
         }
         String text;
         try {

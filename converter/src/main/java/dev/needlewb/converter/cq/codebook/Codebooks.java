@@ -9,7 +9,7 @@ package dev.needlewb.converter.cq.codebook;
  */
 public final class Codebooks {
     /** The bits value a {@code .cact} tensor record uses for ternary CQ. */
-    public static final int TERNARY_RECORD_BITS = 5;
+    public static final int TERNARY_RECORD_BITS = dev.needlewb.converter.cq.CqPacking.TERNARY_RECORD_BITS;
     public static final double TERNARY_CENTRE = 1.2240064;
     /** The CQ bit widths whose codebooks the {@code .cact} header stores, in header order. */
     private static final int[] HEADER_BITS = {2, 3, 4};

@@ -12,9 +12,11 @@ import java.util.Map;
 import javax.imageio.ImageIO;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.CategoryLabelPositions;
 import org.jfree.chart.axis.LogarithmicAxis;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.SymbolAxis;
+import org.jfree.chart.plot.CategoryPlot;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.PaintScale;
@@ -22,6 +24,7 @@ import org.jfree.chart.renderer.xy.XYBlockRenderer;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.chart.title.PaintScaleLegend;
 import org.jfree.chart.ui.RectangleEdge;
+import org.jfree.data.category.DefaultCategoryDataset;
 import org.jfree.data.xy.DefaultXYZDataset;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
@@ -39,12 +42,17 @@ public final class Charts {
 
     /** One line per series, x = 0, 1, 2, ...; non-positive values are dropped on a log axis. */
     public static byte[] lines(String title, String xLabel, String yLabel, Map<String, double[]> series, boolean logY) {
+        return lines(title, xLabel, yLabel, series, logY, 0);
+    }
+
+    /** One line per series, x = firstX, firstX + 1, ...; NaN values, and non-positive ones on a log axis, are dropped. */
+    public static byte[] lines(String title, String xLabel, String yLabel, Map<String, double[]> series, boolean logY, int firstX) {
         XYSeriesCollection data = new XYSeriesCollection();
         for (Map.Entry<String, double[]> s : series.entrySet()) {
             XYSeries xy = new XYSeries(s.getKey());
             double[] v = s.getValue();
             for (int i = 0; i < v.length; i++) {
-                if (!logY || v[i] > 0) xy.add(i, v[i]);
+                if (!Double.isNaN(v[i]) && (!logY || v[i] > 0)) xy.add(firstX + i, v[i]);
             }
             data.addSeries(xy);
         }
@@ -60,6 +68,27 @@ public final class Charts {
         }
         style(plot);
         return png(chart);
+    }
+
+    /**
+     * Vertical bars: for each category (x, e.g. a tensor) one bar per series; NaN values are left
+     * out. Category labels are turned upright when there are many, and the chart widens with them.
+     */
+    public static byte[] bars(String title, String xLabel, String yLabel, List<String> categories, Map<String, double[]> series) {
+        DefaultCategoryDataset data = new DefaultCategoryDataset();
+        for (Map.Entry<String, double[]> s : series.entrySet()) {
+            double[] v = s.getValue();
+            for (int i = 0; i < categories.size(); i++) {
+                if (!Double.isNaN(v[i])) data.addValue(v[i], s.getKey(), categories.get(i));
+            }
+        }
+        JFreeChart chart = ChartFactory.createBarChart(title, xLabel, yLabel, data, PlotOrientation.VERTICAL,
+                series.size() > 1, false, false);
+        CategoryPlot plot = chart.getCategoryPlot();
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setRangeGridlinePaint(new Color(0xDD, 0xDD, 0xDD));
+        if (categories.size() > 12) plot.getDomainAxis().setCategoryLabelPositions(CategoryLabelPositions.UP_90);
+        return png(chart, Math.max(WIDTH, 60 + 14 * categories.size()), HEIGHT + (categories.size() > 12 ? 160 : 0));
     }
 
     /** Points (x[i], y[i]), e.g. engine logits against reference logits. */

@@ -46,6 +46,21 @@ class ChartsTest {
     }
 
     @Test
+    void barChartDrawsBarsAndWidensWithManyCategories() throws Exception {
+        Map<String, double[]> series = new LinkedHashMap<>();
+        series.put("repeat", new double[] {1, Double.NaN, 3});
+        series.put("none", new double[] {Double.NaN, 20, Double.NaN});
+        BufferedImage few = decode(Charts.bars("rounds", "tensor", "rounds", List.of("a", "b", "c"), series));
+        assertThat(few.getWidth()).isEqualTo(Charts.WIDTH);
+        assertThat(colouredPixels(few)).isGreaterThan(200);
+        List<String> many = java.util.stream.IntStream.range(0, 100).mapToObj(i -> "t" + i).toList();
+        double[] ones = new double[100];
+        java.util.Arrays.fill(ones, 1);
+        BufferedImage wide = decode(Charts.bars("rounds", "tensor", "rounds", many, Map.of("repeat", ones)));
+        assertThat(wide.getWidth()).isGreaterThan(Charts.WIDTH);
+    }
+
+    @Test
     void pageIsSelfContained() {
         String html = new HtmlPage("t <x>").chart("c", new byte[] {1, 2}).table(List.of("a", "b"), List.of(List.of("1", "2"))).render();
         assertThat(html).contains("t &lt;x&gt;").contains("data:image/png;base64,AQI=").doesNotContain("http");

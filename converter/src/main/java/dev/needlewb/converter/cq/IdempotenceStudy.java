@@ -1,0 +1,258 @@
+package dev.needlewb.converter.cq;
+
+import dev.needlewb.converter.WorkbenchException;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.IntConsumer;
+
+/**
+ * Iterates upstream's map s -> quantize(dequantize(s)) on one CQ tensor until its codes and norms
+ * equal those of an earlier round (a fixed point when it is the previous round, else a cycle) or
+ * the round limit. Dequantization is bit-exact upstream {@code read_export}; quantization is
+ * {@link CqQuantizer}, which agrees with upstream's exporter away from float32 decision
+ * boundaries.
+ *
+ * <p>Each CQ group evolves on its own (its dequantization depends only on its codes, norm and
+ * position in the row; its quantization only on its own weights), so a round recomputes only the
+ * groups that changed in the previous round: a group that did not change has reached a fixed
+ * point. Fixed points and cycles are found per group ({@link GroupCycles}); the tensor repeats
+ * once every group does, from the latest group start with the least common multiple of the group
+ * periods.
+ */
+public final class IdempotenceStudy {
+    /** The most rounds a study runs. */
+    public static final int MAX_ROUNDS = 20;
+    private static final VarHandle CODE_WORDS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private final String tensor;
+    private final CqGroupMap map;
+    private final int rows;
+    private final int cols;
+    private final int recordBits;
+    private final int group;
+    private final int groups;
+    private final byte[] codes0;
+    private final short[] norms0;
+    private final byte[] codes;
+    private final short[] norms;
+    private final float[] weights;
+    private final double inputMaxAbsError;
+    private final double inputRmsError;
+    private final double initialNormSum;
+    private final GroupCycles cycles;
+    private final List<IdempotenceRound> rounds = new ArrayList<>();
+    private int[] active;
+    private int activeCount;
+    private GroupCycles.Repeat repeat;
+
+    private IdempotenceStudy(String tensor, CqQuantizer quantizer, CqCodes start, float[] input) {
+        if (!CqGroupMap.supportsGroup(start.group())) {
+            throw new IllegalArgumentException("tensor " + tensor + ": CQ group " + start.group()
+                    + " (the study reproduces upstream's dequantization for groups 64 and 128)");
+        }
+        this.tensor = tensor;
+        this.map = new CqGroupMap(tensor, quantizer, start.cols());
+        this.rows = start.rows();
+        this.cols = start.cols();
+        this.recordBits = start.recordBits();
+        this.group = start.group();
+        this.groups = start.norms().length;
+        this.codes0 = start.codes();
+        this.norms0 = start.norms();
+        this.codes = codes0.clone();
+        this.norms = norms0.clone();
+        this.weights = new float[codes.length];
+        int inPad = start.inPad();
+        if (input != null) {
+            for (int r = 0; r < rows; r++) System.arraycopy(input, r * cols, weights, r * inPad, cols);
+        }
+        this.active = new int[groups];
+        Arrays.setAll(active, g -> g);
+        this.activeCount = groups;
+        CqGroupMap.Change error = map.dequantize(active, groups, codes, norms, weights);
+        this.inputMaxAbsError = input == null ? Double.NaN : error.maxAbs();
+        this.inputRmsError = input == null ? Double.NaN : rms(error);
+        this.initialNormSum = normSum();
+        long[] prints = new long[groups];
+        for (int g = 0; g < groups; g++) prints[g] = fingerprint(g);
+        this.cycles = new GroupCycles(prints);
+    }
+
+    /** Round 0 = the given codes and norms (e.g. a {@code .cact} tensor as stored). */
+    public static IdempotenceStudy fromCodes(String tensor, CqCodes start) {
+        return new IdempotenceStudy(tensor, CqQuantizer.of(start.recordBits(), start.group()), start, null);
+    }
+
+    /** Round 0 = the stored codes of a CQ blob. */
+    public static IdempotenceStudy fromBlob(String tensor, CqBlob blob) throws InvalidCodeException {
+        if (blob.rows() * blob.inPad() > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("tensor " + tensor + ": [" + blob.rows() + ", " + blob.cols()
+                    + "] does not fit one Java array");
+        }
+        int rows = (int) blob.rows();
+        int inPad = (int) blob.inPad();
+        byte[] codes = new byte[rows * inPad];
+        byte[] row = new byte[inPad];
+        for (int r = 0; r < rows; r++) {
+            int bad = CqPacking.unpackRow(blob.data(), r * blob.rowBytes(), inPad, blob.recordBits(), row);
+            if (bad >= 0) {
+                throw new InvalidCodeException(r * blob.rowBytes() + bad / 4,
+                        "ternary crumb 2 (no trit) at row " + r + ", column " + bad);
+            }
+            System.arraycopy(row, 0, codes, r * inPad, inPad);
+        }
+        short[] norms = blob.norms().toArray(ValueLayout.JAVA_SHORT_UNALIGNED);
+        return fromCodes(tensor, new CqCodes(rows, (int) blob.cols(), blob.recordBits(), blob.group(), codes, norms));
+    }
+
+    /** Round 0 = quantize(w) of the row-major {@code [rows, cols]} float32 weights. */
+    public static IdempotenceStudy fromWeights(String tensor, CqQuantizer quantizer, float[] w, int rows, int cols)
+            throws WorkbenchException {
+        return new IdempotenceStudy(tensor, quantizer, quantizer.quantize(tensor, w, rows, cols), w);
+    }
+
+    /** Runs rounds until the state repeats or {@code maxRounds} (at most {@value #MAX_ROUNDS}); reports each round done. */
+    public IdempotenceResult run(int maxRounds, IntConsumer roundDone) throws WorkbenchException {
+        if (maxRounds < 1 || maxRounds > MAX_ROUNDS) {
+            throw new IllegalArgumentException("rounds must be in [1, " + MAX_ROUNDS + "], got " + maxRounds);
+        }
+        while (repeat == null && rounds.size() < maxRounds) {
+            next();
+            roundDone.accept(rounds.size());
+        }
+        long onCycles = 0;
+        long[] byStart = new long[rounds.size() + 1];
+        for (int g = 0; g < groups; g++) {
+            if (!cycles.settled(g)) continue;
+            byStart[cycles.cycleStart(g)]++;
+            if (cycles.period(g) > 1) onCycles++;
+        }
+        IdempotenceResult.Outcome outcome = repeat == null ? IdempotenceResult.Outcome.NO_REPEAT
+                : repeat.fixedPoint() ? IdempotenceResult.Outcome.FIXED_POINT : IdempotenceResult.Outcome.CYCLE;
+        return new IdempotenceResult(tensor, rows, cols, recordBits, group, groups, maxRounds, inputMaxAbsError,
+                inputRmsError, initialNormSum, rounds, outcome, repeat == null ? -1 : repeat.start(),
+                repeat == null ? 0 : repeat.length(), onCycles, byStart);
+    }
+
+    /** Runs one round: re-quantizes the groups that changed last round and dequantizes those that change now. */
+    public IdempotenceRound next() throws WorkbenchException {
+        int round = rounds.size() + 1;
+        CqCodes q = map.quantize(active, activeCount, weights);
+        int[] changed = new int[activeCount];
+        long[] prints = new long[activeCount];
+        int count = 0;
+        long codesChanged = 0;
+        long normsChanged = 0;
+        int maxUlps = 0;
+        for (int i = 0; i < activeCount; i++) {
+            int g = active[i];
+            int base = g * group;
+            int differ = differingCodes(q.codes(), i * group, base);
+            short norm = q.norms()[i];
+            if (differ == 0 && norm == norms[g]) continue;
+            codesChanged += differ;
+            if (norm != norms[g]) {
+                normsChanged++;
+                maxUlps = Math.max(maxUlps, Math.abs(orderedHalf(norm) - orderedHalf(norms[g])));
+            }
+            System.arraycopy(q.codes(), i * group, codes, base, group);
+            norms[g] = norm;
+            prints[count] = fingerprint(g);
+            changed[count++] = g;
+        }
+        CqGroupMap.Change change = map.dequantize(changed, count, codes, norms, weights);
+        CheckedStateCheck check = new CheckedStateCheck();
+        cycles.record(changed, prints, count, check);
+        if (check.failure != null) throw check.failure;
+        IdempotenceRound row = new IdempotenceRound(round, activeCount, count, codesChanged, normsChanged, maxUlps,
+                normSum(), change.maxAbs(), rms(change), groups - cycles.unsettled());
+        rounds.add(row);
+        active = changed;
+        activeCount = count;
+        if (cycles.unsettled() == 0) {
+            GroupCycles.Repeat r = cycles.repeat();
+            if (r.start() + r.length() == round) repeat = r;
+        }
+        return row;
+    }
+
+    /** True once the state has equalled an earlier round's. */
+    public boolean repeated() {
+        return repeat != null;
+    }
+
+    /** The codes and norms after the last round run (a copy). */
+    public CqCodes state() {
+        return new CqCodes(rows, cols, recordBits, group, codes.clone(), norms.clone());
+    }
+
+    /** The dequantized weights of the current state, row-major {@code [rows, cols]}. */
+    public float[] weights() {
+        float[] out = new float[rows * cols];
+        int inPad = codes.length / Math.max(1, rows);
+        for (int r = 0; r < rows; r++) System.arraycopy(weights, r * inPad, out, r * cols, cols);
+        return out;
+    }
+
+    /** Compares group g's current state with its state at an earlier round, recomputed from round 0. */
+    private final class CheckedStateCheck implements GroupCycles.StateCheck {
+        WorkbenchException failure;
+
+        @Override
+        public boolean same(int g, int earlierRound, int laterRound) {
+            try {
+                byte[] start = Arrays.copyOfRange(codes0, g * group, (g + 1) * group);
+                CqCodes then = map.iterate(g, start, norms0[g], earlierRound);
+                return then.norms()[0] == norms[g]
+                        && Arrays.equals(then.codes(), 0, group, codes, g * group, (g + 1) * group);
+            } catch (WorkbenchException e) {
+                failure = e;
+                return false;
+            }
+        }
+    }
+
+    private double rms(CqGroupMap.Change change) {
+        long n = (long) rows * cols;
+        return n == 0 ? 0 : Math.sqrt(change.sumSquares() / n);
+    }
+
+    private double normSum() {
+        double sum = 0;
+        for (short n : norms) sum += Float.float16ToFloat(n);
+        return sum;
+    }
+
+    /** Codes of {@code fresh} from {@code at} that differ from the group's current codes from {@code base}. */
+    private int differingCodes(byte[] fresh, int at, int base) {
+        int first = Arrays.mismatch(fresh, at, at + group, codes, base, base + group);
+        if (first < 0) return 0;
+        int differ = 0;
+        for (int k = first; k < group; k++) {
+            if (fresh[at + k] != codes[base + k]) differ++;
+        }
+        return differ;
+    }
+
+    /** A 64-bit hash of group g's codes (eight at a time) and norm; equal states hash equal. */
+    private long fingerprint(int g) {
+        long h = 0xcbf29ce484222325L;
+        for (int k = g * group; k < (g + 1) * group; k += Long.BYTES) {
+            h = (h ^ (long) CODE_WORDS.get(codes, k)) * 0x9e3779b97f4a7c15L;
+            h ^= h >>> 29;
+        }
+        h = (h ^ (norms[g] & 0xFFFF)) * 0x9e3779b97f4a7c15L;
+        return h ^ (h >>> 31);
+    }
+
+    /** float16 bits as a signed integer that increases with the value, so differences count ulps. */
+    static int orderedHalf(short bits) {
+        int b = bits & 0xFFFF;
+        return (b & 0x8000) != 0 ? -(b & 0x7FFF) : b;
+    }
+}

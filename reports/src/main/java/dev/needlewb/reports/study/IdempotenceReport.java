@@ -1,0 +1,264 @@
+package dev.needlewb.reports.study;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.needlewb.converter.cq.IdempotenceResult;
+import dev.needlewb.converter.cq.IdempotenceRound;
+import dev.needlewb.reports.report.Charts;
+import dev.needlewb.reports.report.HtmlPage;
+import dev.needlewb.reports.report.InputFile;
+import dev.needlewb.reports.report.Markdown;
+import dev.needlewb.reports.report.Report;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The idempotence study's report: per tensor and round, what re-quantizing upstream's own
+ * dequantization changes, as JSON ({@code idempotence}), a Markdown summary and an HTML page
+ * with charts.
+ */
+public final class IdempotenceReport {
+    static final String KIND = "idempotence";
+    static final String DEQUANTIZATION = "bit-exact upstream read_export: float32 (codebook[idx] * norm) @ H"
+            + " in numpy/OpenBLAS summation order";
+
+    private final String inputKind;
+    private final int maxRounds;
+    private final List<IdempotenceResult> results;
+    private final List<InputFile> inputs;
+    private final Boolean headerCodebookMatches;
+
+    /** @param headerCodebookMatches for a .cact: whether its header codebook equals the one the quantizer computes; else null */
+    public IdempotenceReport(String inputKind, int maxRounds, List<IdempotenceResult> results, List<InputFile> inputs,
+            Boolean headerCodebookMatches) {
+        this.inputKind = inputKind;
+        this.maxRounds = maxRounds;
+        this.results = List.copyOf(results);
+        this.inputs = List.copyOf(inputs);
+        this.headerCodebookMatches = headerCodebookMatches;
+    }
+
+    /** "cq2", "cq3", "cq4" or "ternary". */
+    static String width(int recordBits) {
+        return recordBits == 5 ? "ternary" : "cq" + recordBits;
+    }
+
+    /** Relative change of the summed norms after a round against round 0. */
+    static double drift(IdempotenceResult r, IdempotenceRound round) {
+        return r.initialNormSum() == 0 ? 0 : round.normSum() / r.initialNormSum() - 1;
+    }
+
+    public Report toReport(String[] commandLine) {
+        Report report = new Report(KIND, inputs, commandLine);
+        ObjectNode body = report.body();
+        body.put("input_kind", inputKind);
+        body.put("max_rounds", maxRounds);
+        body.put("dequantization", DEQUANTIZATION);
+        if (headerCodebookMatches != null) body.put("header_codebook_matches_quantizer", headerCodebookMatches);
+        ObjectNode summary = body.putObject("summary");
+        summary.put("tensors", results.size());
+        for (IdempotenceResult.Outcome o : IdempotenceResult.Outcome.values()) {
+            summary.put(o.name().toLowerCase(Locale.ROOT), results.stream().filter(r -> r.outcome() == o).count());
+        }
+        ArrayNode tensors = body.putArray("tensors");
+        for (IdempotenceResult r : results) {
+            ObjectNode t = tensors.addObject();
+            t.put("name", r.tensor());
+            t.putArray("shape").add(r.rows()).add(r.cols());
+            t.put("record_bits", r.recordBits());
+            t.put("width", width(r.recordBits()));
+            t.put("group", r.group());
+            t.put("groups", r.groups());
+            t.put("outcome", r.outcome().name().toLowerCase(Locale.ROOT));
+            if (r.cycleStart() >= 0) {
+                t.put("cycle_start", r.cycleStart());
+                t.put("cycle_length", r.cycleLength());
+            } else {
+                t.putNull("cycle_start");
+                t.putNull("cycle_length");
+            }
+            t.put("rounds_run", r.rounds().size());
+            t.put("groups_on_cycles", r.groupsOnCycles());
+            ArrayNode byStart = t.putArray("groups_settled_by_start_round");
+            for (long n : r.groupsByStart()) byStart.add(n);
+            putNumber(t, "input_max_abs_error", r.inputMaxAbsError());
+            putNumber(t, "input_rms_error", r.inputRmsError());
+            t.put("initial_norm_sum", r.initialNormSum());
+            ArrayNode rounds = t.putArray("rounds");
+            for (IdempotenceRound x : r.rounds()) {
+                ObjectNode n = rounds.addObject();
+                n.put("round", x.round());
+                n.put("groups_recomputed", x.groupsRecomputed());
+                n.put("groups_changed", x.groupsChanged());
+                n.put("codes_changed", x.codesChanged());
+                n.put("norms_changed", x.normsChanged());
+                n.put("max_norm_change_ulps", x.maxNormUlps());
+                n.put("norm_sum", x.normSum());
+                n.put("norm_drift", drift(r, x));
+                n.put("max_abs_weight_change", x.maxAbsWeightChange());
+                n.put("rms_weight_change", x.rmsWeightChange());
+                n.put("groups_settled", x.groupsSettled());
+            }
+        }
+        return report;
+    }
+
+    private static void putNumber(ObjectNode n, String key, double v) {
+        if (Double.isNaN(v)) n.putNull(key);
+        else n.put(key, v);
+    }
+
+    private static String outcome(IdempotenceResult r) {
+        return switch (r.outcome()) {
+            case FIXED_POINT -> "fixed point after " + r.cycleStart();
+            case CYCLE -> "cycle of " + r.cycleLength() + " from " + r.cycleStart();
+            case NO_REPEAT -> "none in " + r.rounds().size();
+        };
+    }
+
+    private static String num(double v) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.3g", v);
+    }
+
+    private static String percent(double v) {
+        return String.format(Locale.ROOT, "%+.3f%%", 100 * v);
+    }
+
+    private List<String> headers() {
+        return List.of("tensor", ">shape", "width", ">rounds to repeat", ">codes changed r1", ">norms changed r1",
+                ">max norm ulps r1", ">norm drift (last)", ">max abs dw r1", ">rms dw (last)");
+    }
+
+    private List<List<String>> rows() {
+        List<List<String>> rows = new ArrayList<>();
+        for (IdempotenceResult r : results) {
+            IdempotenceRound first = r.rounds().getFirst();
+            IdempotenceRound last = r.rounds().getLast();
+            rows.add(List.of(r.tensor(), r.rows() + "x" + r.cols(), width(r.recordBits()), outcome(r),
+                    first.codesChanged() + " / " + (long) r.groups() * r.group(), first.normsChanged() + " / " + r.groups(),
+                    String.valueOf(first.maxNormUlps()), percent(drift(r, last)), num(first.maxAbsWeightChange()),
+                    num(last.rmsWeightChange())));
+        }
+        return rows;
+    }
+
+    private String findings() {
+        long repeated = results.stream().filter(r -> r.outcome() != IdempotenceResult.Outcome.NO_REPEAT).count();
+        long codesAfterFirst = 0;
+        for (IdempotenceResult r : results) {
+            for (IdempotenceRound x : r.rounds()) if (x.round() > 1) codesAfterFirst += x.codesChanged();
+        }
+        return results.size() + " tensors, " + repeated + " reached a fixed point or cycle within " + maxRounds
+                + " rounds; codes changed after round 1: " + codesAfterFirst + ". Dequantization: " + DEQUANTIZATION
+                + ". A group's dequantized vector has norm |codebook[idx]| times its stored norm, and that factor is"
+                + " below 1, so re-quantizing shrinks the norm every round even where the codes no longer change.";
+    }
+
+    public String markdown() {
+        Markdown md = new Markdown();
+        md.heading(1, "Quantizer idempotence study");
+        md.paragraph(findings());
+        if (headerCodebookMatches != null) {
+            md.item("header codebook equals the computed one", headerCodebookMatches ? "yes" : "NO (the study uses the computed codebook)");
+            md.blank();
+        }
+        md.table(headers(), rows());
+        Report.appendProvenance(md, inputs);
+        return md.toString();
+    }
+
+    public String html() {
+        HtmlPage page = new HtmlPage("Quantizer idempotence study");
+        page.paragraph(findings());
+        if (headerCodebookMatches != null && !headerCodebookMatches) {
+            page.verdict(false, "The file's header codebook differs from the computed one; the study uses the computed codebook.");
+        }
+        List<String> names = results.stream().map(IdempotenceResult::tensor).toList();
+        int longest = results.stream().mapToInt(r -> r.rounds().size()).max().orElse(0);
+        page.heading(2, "Codes changed per round");
+        page.chart("codes changed per round, summed per width", Charts.lines("Codes changed per round (sum per width)",
+                "round", "codes changed", codesChangedByWidth(longest), true, 1));
+        page.chart("codes changed per tensor and round", Charts.heatmap("Codes changed per tensor and round (log10)",
+                names, roundLabels(longest), codesChangedByTensor(longest)));
+        page.heading(2, "Norm drift");
+        page.chart("norm drift per round", Charts.lines("Sum of group norms against round 0 (per width)", "round",
+                "drift (%)", normDriftByWidth(longest), false, 0));
+        page.heading(2, "Rounds to a fixed point or cycle");
+        page.chart("rounds to fixed point per tensor", Charts.bars("Rounds to a fixed point or cycle per tensor",
+                "tensor", "rounds", names, roundsToRepeat()));
+        page.heading(2, "Tensors");
+        page.table(headers().stream().map(h -> h.startsWith(">") ? h.substring(1) : h).toList(), rows());
+        return page.render();
+    }
+
+    private static List<String> roundLabels(int rounds) {
+        List<String> labels = new ArrayList<>();
+        for (int i = 1; i <= rounds; i++) labels.add("r" + i);
+        return labels;
+    }
+
+    /** [tensor][round - 1]: codes changed; NaN after a tensor's last round. */
+    private double[][] codesChangedByTensor(int rounds) {
+        double[][] codes = new double[results.size()][rounds];
+        for (int t = 0; t < results.size(); t++) {
+            Arrays.fill(codes[t], Double.NaN);
+            for (IdempotenceRound x : results.get(t).rounds()) codes[t][x.round() - 1] = x.codesChanged();
+        }
+        return codes;
+    }
+
+    /** Per width, element round - 1: codes changed in that round summed over the width's tensors. */
+    private Map<String, double[]> codesChangedByWidth(int rounds) {
+        Map<String, double[]> byWidth = new TreeMap<>();
+        for (IdempotenceResult r : results) {
+            double[] total = byWidth.computeIfAbsent(width(r.recordBits()), k -> new double[rounds]);
+            for (IdempotenceRound x : r.rounds()) total[x.round() - 1] += x.codesChanged();
+        }
+        return byWidth;
+    }
+
+    /**
+     * Per width, element = round (0 first): the percent change of the width's summed norms against
+     * round 0. A tensor that stopped early (it repeated) keeps its last state.
+     */
+    private Map<String, double[]> normDriftByWidth(int rounds) {
+        Map<String, double[]> sums = new TreeMap<>();
+        for (IdempotenceResult r : results) {
+            double[] sum = sums.computeIfAbsent(width(r.recordBits()), k -> new double[rounds + 1]);
+            double current = r.initialNormSum();
+            for (int i = 0; i <= rounds; i++) {
+                if (i >= 1 && i <= r.rounds().size()) current = r.rounds().get(i - 1).normSum();
+                sum[i] += current;
+            }
+        }
+        Map<String, double[]> drift = new TreeMap<>();
+        for (Map.Entry<String, double[]> e : sums.entrySet()) {
+            double[] sum = e.getValue();
+            double[] d = new double[sum.length];
+            for (int i = 0; i < d.length; i++) d[i] = sum[0] == 0 ? 0 : 100 * (sum[i] / sum[0] - 1);
+            drift.put(e.getKey(), d);
+        }
+        return drift;
+    }
+
+    /** Two bar series: the round each repeating tensor's fixed point or cycle starts, and the rounds run by the others. */
+    private Map<String, double[]> roundsToRepeat() {
+        double[] repeatAt = new double[results.size()];
+        double[] none = new double[results.size()];
+        for (int t = 0; t < results.size(); t++) {
+            IdempotenceResult r = results.get(t);
+            boolean found = r.cycleStart() >= 0;
+            repeatAt[t] = found ? r.cycleStart() : Double.NaN;
+            none[t] = found ? Double.NaN : r.rounds().size();
+        }
+        Map<String, double[]> bars = new LinkedHashMap<>();
+        bars.put("rounds to the fixed point / cycle start", repeatAt);
+        bars.put("no repeat within the rounds run", none);
+        return bars;
+    }
+}

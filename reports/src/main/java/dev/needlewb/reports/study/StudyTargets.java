@@ -1,0 +1,178 @@
+package dev.needlewb.reports.study;
+
+import dev.needlewb.converter.FormatException;
+import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.cact.CactDType;
+import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.cact.CactFormat;
+import dev.needlewb.converter.cact.TensorRecord;
+import dev.needlewb.converter.convert.ModelWeights;
+import dev.needlewb.converter.convert.WeightSources;
+import dev.needlewb.converter.cq.CqQuantizer;
+import dev.needlewb.converter.cq.IdempotenceStudy;
+import dev.needlewb.converter.cq.InvalidCodeException;
+import dev.needlewb.converter.cq.codebook.Codebooks;
+import dev.needlewb.converter.flax.FlaxCheckpoint;
+import dev.needlewb.converter.flax.FlaxCheckpointReader;
+import dev.needlewb.converter.names.BitsMap;
+import dev.needlewb.converter.names.NameRow;
+import dev.needlewb.converter.names.Storage;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The CQ tensors an idempotence study runs on: every CQ tensor of a {@code .cact} (round 0 = its
+ * stored codes and norms), or every quantizable matrix of a Flax checkpoint (round 0 = quantize
+ * of its float32 weights in {@code [out, in]} layout at the bits map's width), or just the one
+ * named tensor. Studies are opened one at a time, so only one tensor's state is in memory.
+ */
+public final class StudyTargets implements AutoCloseable {
+    /** Upstream's CQ group, the default for a checkpoint. */
+    public static final int DEFAULT_GROUP = 128;
+
+    /** One tensor to study: its canonical name, its CQ width and group and how to start its study. */
+    public interface Target {
+        String name();
+
+        int recordBits();
+
+        int group();
+
+        IdempotenceStudy open() throws WorkbenchException;
+    }
+
+    private final String kind;
+    private final List<Target> targets;
+    private final CactFile cact;
+
+    private StudyTargets(String kind, List<Target> targets, CactFile cact) {
+        this.kind = kind;
+        this.targets = List.copyOf(targets);
+        this.cact = cact;
+    }
+
+    /**
+     * For a {@code .cact}: whether its header codebook equals, bit for bit, the one computed for
+     * its group (the study dequantizes with the computed one); null for a checkpoint.
+     */
+    public Boolean headerCodebookMatches() {
+        if (cact == null) return null;
+        int group = cact.cqGroup() == 0 ? DEFAULT_GROUP : cact.cqGroup();
+        return Arrays.equals(cact.codebook(), Codebooks.headerCodebook(group));
+    }
+
+    /** {@code "cact"} or {@code "checkpoint"}. */
+    public String kind() {
+        return kind;
+    }
+
+    public List<Target> targets() {
+        return targets;
+    }
+
+    /**
+     * Opens {@code file} (a {@code .cact} by its tag, else a Flax checkpoint pickle).
+     *
+     * @param tensor   only this canonical name, or null for all
+     * @param bitsSpec checkpoint only: a width or bits map ({@code embedding=4,default=2}); null for the checkpoint's own
+     * @param group    checkpoint only: the CQ group (64 or 128); null for {@value #DEFAULT_GROUP}
+     */
+    public static StudyTargets open(Path file, String tensor, String bitsSpec, Integer group) throws WorkbenchException, IOException {
+        StudyTargets all = isCact(file) ? cact(file, bitsSpec, group) : checkpoint(file, bitsSpec, group);
+        if (tensor == null) return all;
+        for (Target t : all.targets) {
+            if (t.name().equals(tensor)) return new StudyTargets(all.kind, List.of(t), all.cact);
+        }
+        all.close();
+        throw new WorkbenchException(file + ": no quantizable tensor named " + tensor + " (" + all.targets.size()
+                + " CQ tensors, e.g. " + (all.targets.isEmpty() ? "none" : all.targets.getFirst().name()) + ")");
+    }
+
+    private static boolean isCact(Path file) throws IOException {
+        byte[] head = new byte[4];
+        try (InputStream in = Files.newInputStream(file)) {
+            if (in.readNBytes(head, 0, 4) < 4) return false;
+        }
+        return ByteBuffer.wrap(head).order(ByteOrder.LITTLE_ENDIAN).getInt() == CactFormat.TAG;
+    }
+
+    private static StudyTargets cact(Path file, String bitsSpec, Integer group) throws WorkbenchException {
+        if (bitsSpec != null || group != null) {
+            throw new WorkbenchException(file + ": --bits and --group apply to checkpoints; a .cact is studied from its stored codes");
+        }
+        CactFile cact = CactFile.open(file);
+        List<Target> targets = new ArrayList<>();
+        for (TensorRecord r : cact.tensors()) {
+            if (r.dtype() != CactDType.CQ) continue;
+            targets.add(new CactTarget(cact, r));
+        }
+        return new StudyTargets("cact", targets, cact);
+    }
+
+    private record CactTarget(CactFile cact, TensorRecord record) implements Target {
+        @Override
+        public String name() {
+            return record.name();
+        }
+
+        @Override
+        public int recordBits() {
+            return record.bits();
+        }
+
+        @Override
+        public int group() {
+            return record.group();
+        }
+
+        @Override
+        public IdempotenceStudy open() throws WorkbenchException {
+            try {
+                return IdempotenceStudy.fromBlob(record.name(), cact.cqBlob(record.index()));
+            } catch (InvalidCodeException e) {
+                throw new FormatException(cact.path(), record.index(), record.name(), record.offset() + e.byteOffset(), e.getMessage());
+            }
+        }
+    }
+
+    private static StudyTargets checkpoint(Path file, String bitsSpec, Integer group) throws WorkbenchException {
+        int g = group == null ? DEFAULT_GROUP : group;
+        if (g != 64 && g != 128) throw new WorkbenchException("--group " + g + ": the study supports groups 64 and 128");
+        FlaxCheckpoint ckpt = FlaxCheckpointReader.read(file);
+        String spec = bitsSpec != null ? bitsSpec : ckpt.flaxConfig().weightBits();
+        BitsMap bits = spec == null || spec.isBlank() ? BitsMap.released() : BitsMap.parse(spec);
+        ModelWeights weights = WeightSources.fromCheckpoint(ckpt);
+        List<Target> targets = new ArrayList<>();
+        for (NameRow row : weights.names().cactRows()) {
+            if (row.storage() != Storage.CQ) continue;
+            targets.add(new WeightTarget(weights, row, bits.recordBitsFor(row.name()), g));
+        }
+        return new StudyTargets("checkpoint", targets, null);
+    }
+
+    private record WeightTarget(ModelWeights weights, NameRow row, int recordBits, int group) implements Target {
+        @Override
+        public String name() {
+            return row.name();
+        }
+
+        @Override
+        public IdempotenceStudy open() throws WorkbenchException {
+            int[] shape = row.shape();
+            return IdempotenceStudy.fromWeights(row.name(), CqQuantizer.of(recordBits, group),
+                    weights.tensor(row).asFloats(), shape[0], shape[1]);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (cact != null) cact.close();
+    }
+}

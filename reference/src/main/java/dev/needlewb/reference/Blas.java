@@ -4,7 +4,7 @@ import org.bytedeco.javacpp.DoublePointer;
 import org.bytedeco.openblas.global.openblas_nolapack;
 
 /**
- * Float64 matrix products through OpenBLAS dgemm (its JavaCPP binding, the BLAS that ND4J ships).
+ * Float64 matrix products through OpenBLAS dgemm/dgemv (its JavaCPP binding, the BLAS that ND4J ships).
  * ND4J's own INDArray operations cost about 0.25 ms of CPU per call in overhead here, which made a
  * decode step of the released geometry (about 170 products) far too slow; calling dgemm directly
  * costs microseconds. Everything else in the reference is plain Java loops.
@@ -39,9 +39,16 @@ final class Blas {
         double[] out = new double[Math.multiplyExact(m, n)];
         if (m == 0 || n == 0) return out;
         try (DoublePointer left = new DoublePointer(a); DoublePointer product = new DoublePointer((long) m * n)) {
-            openblas_nolapack.cblas_dgemm(openblas_nolapack.CblasRowMajor, openblas_nolapack.CblasNoTrans,
-                    transposeB ? openblas_nolapack.CblasTrans : openblas_nolapack.CblasNoTrans,
-                    m, n, k, 1.0, left, k, b, transposeB ? k : n, 0.0, product, n);
+            if (m == 1) {
+                // a single row (a decode step): dgemv streams the matrix once, where dgemm would pack it first
+                openblas_nolapack.cblas_dgemv(openblas_nolapack.CblasRowMajor,
+                        transposeB ? openblas_nolapack.CblasNoTrans : openblas_nolapack.CblasTrans,
+                        transposeB ? n : k, transposeB ? k : n, 1.0, b, transposeB ? k : n, left, 1, 0.0, product, 1);
+            } else {
+                openblas_nolapack.cblas_dgemm(openblas_nolapack.CblasRowMajor, openblas_nolapack.CblasNoTrans,
+                        transposeB ? openblas_nolapack.CblasTrans : openblas_nolapack.CblasNoTrans,
+                        m, n, k, 1.0, left, k, b, transposeB ? k : n, 0.0, product, n);
+            }
             product.get(out);
         }
         return out;

@@ -31,6 +31,22 @@ class MatrixTest {
     }
 
     @Test
+    void singleRowsTakeTheMatrixVectorPathWithTheSameResult() {
+        // integers again: exact in any order, so dgemv (one row) must equal dgemm (rows) bit for bit
+        int in = 9, out = 6;
+        double[] w = new double[in * out];
+        for (int i = 0; i < w.length; i++) w[i] = (i * 5 % 9) - 4;
+        Matrix m = new Matrix(w, in, out);
+        double[] x = new double[2 * in];
+        for (int i = 0; i < x.length; i++) x[i] = (i * 3 % 7) - 3;
+        double[] both = m.apply(x, 2);
+        assertThat(m.apply(java.util.Arrays.copyOf(x, in), 1)).containsExactly(java.util.Arrays.copyOf(both, out));
+        double[] y = java.util.Arrays.copyOf(both, out);
+        double[] back = m.applyTransposed(java.util.Arrays.copyOf(both, 2 * out), 2);
+        assertThat(m.applyTransposed(y, 1)).containsExactly(java.util.Arrays.copyOf(back, in));
+    }
+
+    @Test
     void blasRunsWithTheConfiguredThreadCount() {
         new Matrix(new double[] {1}, 1, 1).apply(new double[] {2}, 1);
         assertThat(org.bytedeco.openblas.presets.openblas_nolapack.blas_get_num_threads()).isEqualTo(Blas.THREADS);

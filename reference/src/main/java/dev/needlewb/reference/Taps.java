@@ -66,6 +66,11 @@ public final class Taps {
         return wanted.test(name);
     }
 
+    /** {@link #wants(String)} of {@code prefix + name}, without building the name when recording is off. */
+    boolean wants(String prefix, String name) {
+        return this != OFF && wanted.test(prefix + name);
+    }
+
     /** Stores a copy of {@code values} (row-major, {@code shape}) under {@code name}. */
     void record(String name, double[] values, int... shape) {
         if (NpyArray.elementCount(shape) != values.length) {
@@ -92,7 +97,8 @@ public final class Taps {
         return out;
     }
 
+    /** The tap prefix of layer {@code l}: {@code layer07.}. */
     static String layer(int l) {
-        return String.format("layer%02d.", l);
+        return (l < 10 ? "layer0" : "layer") + l + ".";
     }
 }

@@ -64,9 +64,9 @@ final class Trunk {
         Rope.Table table = rope.positions(pos, count);
         for (int l = 0; l < g.numLayers(); l++) {
             String tap = Taps.layer(l);
-            if (taps.wants(tap + "lanes_in")) taps.record(tap + "lanes_in", lanes, count, n, d);
+            if (taps.wants(tap, "lanes_in")) taps.record(tap + "lanes_in", lanes, count, n, d);
             LaneMixing mix = LaneMixing.compute(lanes, count, n, d, l % n, w.mhc().get(l));
-            if (taps.wants(tap + "hpre")) taps.record(tap + "hpre", mix.hpre(), count, n);
+            if (taps.wants(tap, "hpre")) taps.record(tap + "hpre", mix.hpre(), count, n);
 
             double[] u = new double[count * d];
             for (int i = 0; i < count; i++)
@@ -74,15 +74,15 @@ final class Trunk {
                     double hp = mix.hpre()[i * n + lane];
                     for (int c = 0; c < d; c++) u[i * d + c] += hp * lanes[(i * n + lane) * d + c];
                 }
-            if (taps.wants(tap + "u")) taps.record(tap + "u", u, count, d);
+            if (taps.wants(tap, "u")) taps.record(tap + "u", u, count, d);
 
             double[] blockIn = u;
             int site = indexOf(sites, l);
             if (site >= 0) blockIn = inject(u, count, engram[site], tap, taps);
             double[] block = Block.forward(blockIn, count, pos, w.blocks().get(l), g, cache, l, table, attention, s, tap);
-            if (taps.wants(tap + "block_out")) taps.record(tap + "block_out", block, count, d);
-            if (taps.wants(tap + "hpost")) taps.record(tap + "hpost", mix.hpost(), count, n);
-            if (taps.wants(tap + "sinkhorn")) taps.record(tap + "sinkhorn", mix.residual(), count, n, n);
+            if (taps.wants(tap, "block_out")) taps.record(tap + "block_out", block, count, d);
+            if (taps.wants(tap, "hpost")) taps.record(tap + "hpost", mix.hpost(), count, n);
+            if (taps.wants(tap, "sinkhorn")) taps.record(tap + "sinkhorn", mix.residual(), count, n, n);
 
             double[] next = new double[lanes.length];
             for (int i = 0; i < count; i++) {
@@ -98,7 +98,7 @@ final class Trunk {
                 }
             }
             lanes = next;
-            if (taps.wants(tap + "lanes_out")) taps.record(tap + "lanes_out", lanes, count, n, d);
+            if (taps.wants(tap, "lanes_out")) taps.record(tap + "lanes_out", lanes, count, n, d);
             if (layerMeans != null) layerMeans[l] = laneMean(lanes, count, n, d);
         }
         return laneMean(lanes, count, n, d);
@@ -119,7 +119,7 @@ final class Trunk {
             alpha[i] = Norms.sigmoid(dot / Math.sqrt(d));
             for (int c = 0; c < d; c++) out[i * d + c] = u[i * d + c] + alpha[i] * kv.value()[i * d + c];
         }
-        if (taps.wants(tap + "engram_alpha")) taps.record(tap + "engram_alpha", alpha, count);
+        if (taps.wants(tap, "engram_alpha")) taps.record(tap + "engram_alpha", alpha, count);
         return out;
     }
 

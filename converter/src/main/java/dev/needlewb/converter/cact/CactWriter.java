@@ -1,0 +1,141 @@
+package dev.needlewb.converter.cact;
+
+import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.io.AtomicFileWriter;
+import dev.needlewb.converter.model.Geometry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.Channels;
+import java.nio.channels.WritableByteChannel;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Writes a {@link CactModel} in the canonical layout upstream produces: header {@code <29If},
+ * codebook, 44-byte records {@code <BBHIIIIQQII}, each blob at the next 64-byte boundary with
+ * zero padding, the file ending at the last blob. The model must follow {@link CactLayout}
+ * (names, dtypes, shapes) and each blob must have the size its record implies.
+ */
+public final class CactWriter {
+    private CactWriter() {}
+
+    /** Writes atomically to {@code target}, refusing to overwrite any of {@code inputs}. */
+    public static void write(CactModel model, Path target, Path... inputs) throws WorkbenchException {
+        long[] offsets = plan(model);
+        AtomicFileWriter.write(target, ch -> writeTo(model, offsets, ch), inputs);
+    }
+
+    /** The file bytes. */
+    public static byte[] toBytes(CactModel model) throws WorkbenchException {
+        long[] offsets = plan(model);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            writeTo(model, offsets, Channels.newChannel(out));
+        } catch (IOException e) {
+            throw new IllegalStateException("in-memory write failed", e);
+        }
+        return out.toByteArray();
+    }
+
+    /** Streams the file to {@code out}. */
+    public static void write(CactModel model, WritableByteChannel out) throws WorkbenchException, IOException {
+        writeTo(model, plan(model), out);
+    }
+
+    /** Checks the model against the layout and returns each blob's offset. */
+    private static long[] plan(CactModel model) throws WorkbenchException {
+        Geometry g = model.geometry();
+        GeometryRules.Violation v = GeometryRules.check(g);
+        if (v != null) throw new WorkbenchException("cannot write .cact: geometry: " + v.problem());
+        List<CactTensor> ts = model.tensors();
+        int heads = CactLayout.headCount(g, ts.size());
+        if (heads < 0) {
+            throw new WorkbenchException("cannot write .cact: " + ts.size() + " tensors fit no layout of " + g);
+        }
+        List<ProbeHead> headList = new ArrayList<>();
+        for (ProbeHead h : ProbeHead.values()) {
+            if (model.tensor(h.key() + ".probes") != null) headList.add(h);
+        }
+        CactLayout layout = CactLayout.of(g, headList);
+        if (layout.size() != ts.size()) {
+            throw new WorkbenchException("cannot write .cact: head tensors do not match " + heads + " probe heads");
+        }
+        long[] offsets = new long[ts.size()];
+        long end = CactFormat.recordOffset(ts.size());
+        int group = 0;
+        for (int i = 0; i < ts.size(); i++) {
+            CactTensor t = ts.get(i);
+            CactLayout.Slot slot = layout.slot(i);
+            String where = "cannot write .cact: tensor " + i + " (" + t.name() + "): ";
+            if (!slot.name().equals(t.name())) throw new WorkbenchException(where + "expected " + slot.name() + " at this position");
+            if (!slot.kind().dtypes().contains(t.dtype())) throw new WorkbenchException(where + "dtype " + t.dtype() + " not allowed");
+            if (slot.shape() != null && !Arrays.equals(slot.shape(), t.shape())) {
+                throw new WorkbenchException(where + "shape " + Arrays.toString(t.shape()) + ", expected " + Arrays.toString(slot.shape()));
+            }
+            if (t.dtype() == CactDType.CQ) {
+                if (group != 0 && t.group() != group) throw new WorkbenchException(where + "group " + t.group() + " differs from " + group);
+                group = t.group();
+            }
+            long implied;
+            try {
+                implied = TensorBytes.of(t.dtype(), t.shape(), t.group(), t.bits());
+            } catch (ArithmeticException | IllegalArgumentException e) {
+                throw new WorkbenchException(where + "shape " + Arrays.toString(t.shape()) + " has no valid size");
+            }
+            if (implied >= 0 && implied != t.data().byteSize()) {
+                throw new WorkbenchException(where + "blob has " + t.data().byteSize() + " bytes, needs " + implied);
+            }
+            offsets[i] = CactFormat.align(end);
+            end = offsets[i] + t.data().byteSize();
+        }
+        return offsets;
+    }
+
+    private static void writeTo(CactModel model, long[] offsets, WritableByteChannel out) throws IOException {
+        List<CactTensor> ts = model.tensors();
+        ByteBuffer head = ByteBuffer.allocate(CactFormat.DIRECTORY_OFFSET + ts.size() * CactFormat.RECORD_BYTES)
+                .order(ByteOrder.LITTLE_ENDIAN);
+        header(head, model.geometry(), ts.size());
+        for (float f : model.codebook()) head.putFloat(f);
+        for (int i = 0; i < ts.size(); i++) {
+            CactTensor t = ts.get(i);
+            long[] shape = t.shape();
+            head.put((byte) t.dtype().code()).put((byte) shape.length).putShort((short) 0);
+            for (int d = 0; d < 4; d++) head.putInt(d < shape.length ? (int) shape[d] : 0);
+            head.putLong(offsets[i]).putLong(t.data().byteSize());
+            boolean cq = t.dtype() == CactDType.CQ;
+            head.putInt(cq ? t.group() : 0).putInt(cq ? t.bits() : 0);
+        }
+        writeFully(out, head.flip());
+        long pos = head.limit();
+        ByteBuffer zeros = ByteBuffer.allocate(CactFormat.ALIGN);
+        for (int i = 0; i < ts.size(); i++) {
+            writeFully(out, zeros.clear().limit((int) (offsets[i] - pos)));
+            writeFully(out, ts.get(i).data().asByteBuffer());
+            pos = offsets[i] + ts.get(i).data().byteSize();
+        }
+    }
+
+    private static void header(ByteBuffer b, Geometry g, int numTensors) {
+        b.putInt(CactFormat.TAG).putInt(numTensors).putInt(dev.needlewb.converter.cq.CqCodebooks.HEADER_LENGTH)
+                .putInt(g.kvWindow()).putInt(g.kvBits()).putInt(g.vocab()).putInt(g.dModel()).putInt(g.numHeads())
+                .putInt(g.numKvHeads()).putInt(g.numLayers()).putInt(g.headDim()).putInt(g.maxSeqLen()).putInt(g.hadaN())
+                .putInt(g.mhcLanes()).putInt(g.engramSlots()).putInt(g.engramSubDim()).putInt(g.numEngramTables())
+                .putInt(g.engramConvTaps()).putInt(g.engramConvDilation());
+        int[] orders = g.engramOrders();
+        b.putInt(orders.length);
+        for (int i = 0; i < 4; i++) b.putInt(i < orders.length ? orders[i] : 0);
+        int[] sites = g.engramSites();
+        b.putInt(sites.length);
+        for (int i = 0; i < 4; i++) b.putInt(i < sites.length ? sites[i] : 0);
+        b.putFloat(g.ropeTheta());
+    }
+
+    private static void writeFully(WritableByteChannel out, ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) out.write(b);
+    }
+}

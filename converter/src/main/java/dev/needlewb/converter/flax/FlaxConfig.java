@@ -1,0 +1,192 @@
+package dev.needlewb.converter.flax;
+
+import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.model.Geometry;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The fields of upstream's {@code TransformerConfig} the model needs, read from a checkpoint's
+ * {@code config} dict. A missing field takes the dataclass default, as {@code TransformerConfig(**config)}
+ * does; {@code attn_dim} 0 means {@code d_model}.
+ */
+public record FlaxConfig(
+        int vocabSize,
+        int dModel,
+        int attnDim,
+        int numHeads,
+        int numKvHeads,
+        int numLayers,
+        int maxSeqLen,
+        int padTokenId,
+        int contrastiveDim,
+        double ropeTheta,
+        int[] engramOrders,
+        int engramHeads,
+        int engramSlots,
+        int[] engramLayers,
+        int mhcLanes,
+        int kvWindow,
+        int kvBits,
+        int actBits,
+        String weightBits) {
+
+    /** Upstream {@code ENGRAM_SUB_DIM}: the target width of one engram table row. */
+    static final int ENGRAM_SUB_DIM_TARGET = 128;
+    /** Upstream {@code ENGRAM_CONV_TAPS}. */
+    public static final int ENGRAM_CONV_TAPS = 4;
+
+    public FlaxConfig {
+        engramOrders = engramOrders.clone();
+        engramLayers = engramLayers.clone();
+    }
+
+    /** Reads and checks the config dict (values as {@link SafePickle} returns them). */
+    public static FlaxConfig of(Map<String, Object> c) throws WorkbenchException {
+        int dModel = intField(c, "d_model", 512);
+        int attnDim = intField(c, "attn_dim", 0);
+        FlaxConfig f = new FlaxConfig(
+                intField(c, "vocab_size", 8192), dModel, attnDim == 0 ? dModel : attnDim,
+                intField(c, "num_heads", 8), intField(c, "num_kv_heads", 4), intField(c, "num_layers", 12),
+                intField(c, "max_seq_len", 2048), intField(c, "pad_token_id", 0), intField(c, "contrastive_dim", 128),
+                numberField(c, "rope_theta", 100000.0), intsField(c, "engram_orders", new int[] {2, 3}),
+                intField(c, "engram_heads", 0), intField(c, "engram_slots", 8192),
+                intsField(c, "engram_layers", new int[] {2, 15}), intField(c, "mhc_lanes", 4),
+                intField(c, "kv_window", 0), intField(c, "kv_bits", 8), intField(c, "act_bits", 8),
+                c.get("weight_bits") instanceof String s ? s : "");
+        f.check();
+        return f;
+    }
+
+    private void check() throws WorkbenchException {
+        positive("vocab_size", vocabSize);
+        positive("d_model", dModel);
+        positive("attn_dim", attnDim);
+        positive("num_heads", numHeads);
+        positive("num_kv_heads", numKvHeads);
+        positive("num_layers", numLayers);
+        positive("max_seq_len", maxSeqLen);
+        positive("mhc_lanes", mhcLanes);
+        positive("engram_slots", engramSlots);
+        if (attnDim % numHeads != 0) throw bad("attn_dim " + attnDim + " is not a multiple of num_heads " + numHeads);
+        if (numHeads % numKvHeads != 0) throw bad("num_heads " + numHeads + " is not a multiple of num_kv_heads " + numKvHeads);
+        if (engramOrders.length == 0) throw bad("engram_orders is empty");
+        for (int o : engramOrders) if (o < 1) throw bad("engram order " + o + " is not positive");
+        if (engramHeads < 0) throw bad("engram_heads " + engramHeads + " is negative");
+        for (int l : engramLayers) {
+            if (l < 0 || l >= numLayers) throw bad("engram layer " + l + " is outside 0.." + (numLayers - 1));
+        }
+        if (engramSubDim() < 1) throw bad("d_model " + dModel + " is too small for " + engramTables() + " engram tables");
+    }
+
+    private static void positive(String name, long v) throws WorkbenchException {
+        if (v <= 0) throw bad(name + " " + v + " is not positive");
+    }
+
+    private static WorkbenchException bad(String problem) {
+        return new WorkbenchException("checkpoint config: " + problem);
+    }
+
+    private static int intField(Map<String, Object> c, String key, int fallback) throws WorkbenchException {
+        Object v = c.get(key);
+        if (v == null) return fallback;
+        if (v instanceof Long l && l >= Integer.MIN_VALUE && l <= Integer.MAX_VALUE) return (int) (long) l;
+        if (v instanceof Boolean b) return b ? 1 : 0;
+        throw bad(key + " is " + v + ", not an int");
+    }
+
+    private static double numberField(Map<String, Object> c, String key, double fallback) throws WorkbenchException {
+        Object v = c.get(key);
+        if (v == null) return fallback;
+        if (v instanceof Double d) return d;
+        if (v instanceof Long l) return l;
+        throw bad(key + " is " + v + ", not a number");
+    }
+
+    private static int[] intsField(Map<String, Object> c, String key, int[] fallback) throws WorkbenchException {
+        Object v = c.get(key);
+        if (v == null) return fallback;
+        if (!(v instanceof List<?> list)) throw bad(key + " is " + v + ", not a tuple of ints");
+        int[] out = new int[list.size()];
+        for (int i = 0; i < out.length; i++) {
+            if (!(list.get(i) instanceof Long l) || l < Integer.MIN_VALUE || l > Integer.MAX_VALUE) throw bad(key + " holds " + list.get(i) + ", not an int");
+            out[i] = (int) (long) l;
+        }
+        return out;
+    }
+
+    @Override
+    public int[] engramOrders() {
+        return engramOrders.clone();
+    }
+
+    @Override
+    public int[] engramLayers() {
+        return engramLayers.clone();
+    }
+
+    /** Per attention head width: {@code attn_dim / num_heads} (upstream {@code head_dims}, q/k and v alike). */
+    public int headDim() {
+        return attnDim / numHeads;
+    }
+
+    public int kvDim() {
+        return numKvHeads * headDim();
+    }
+
+    /** The Hadamard MLP length: the smallest power of two >= d_model. */
+    public int hadaN() {
+        return 1 << (Integer.SIZE - Integer.numberOfLeadingZeros(dModel - 1));
+    }
+
+    /** Engram heads per order: {@code engram_heads or max(1, d_model // (orders*128))}. */
+    public int engramHeadsPerOrder() {
+        return engramHeads != 0 ? engramHeads : Math.max(1, dModel / (engramOrders.length * ENGRAM_SUB_DIM_TARGET));
+    }
+
+    public int engramTables() {
+        return engramOrders.length * engramHeadsPerOrder();
+    }
+
+    public int engramSubDim() {
+        return dModel / engramTables();
+    }
+
+    /** The engram conv dilation: the largest order. */
+    public int engramConvDilation() {
+        return Arrays.stream(engramOrders).max().orElseThrow();
+    }
+
+    /** The header geometry of this config with the given KV window (kv_bits from the config). */
+    public Geometry toGeometry(int kvWindow) throws WorkbenchException {
+        if (engramOrders.length > Geometry.MAX_ORDERS) throw bad(engramOrders.length + " engram orders; a .cact header holds " + Geometry.MAX_ORDERS);
+        if (engramLayers.length > Geometry.MAX_SITES) throw bad(engramLayers.length + " engram sites; a .cact header holds " + Geometry.MAX_SITES);
+        return new Geometry(vocabSize, dModel, numHeads, numKvHeads, numLayers, headDim(), maxSeqLen, hadaN(),
+                mhcLanes, engramSlots, engramSubDim(), engramTables(), ENGRAM_CONV_TAPS, engramConvDilation(),
+                engramOrders, engramLayers, (float) ropeTheta, kvWindow, kvBits);
+    }
+
+    /** Records compare array components by identity; the string form holds every field by value. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof FlaxConfig f && toString().equals(f.toString());
+    }
+
+    @Override
+    public int hashCode() {
+        return toString().hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "FlaxConfig[vocab_size=" + vocabSize + ", d_model=" + dModel + ", attn_dim=" + attnDim
+                + ", num_heads=" + numHeads + ", num_kv_heads=" + numKvHeads + ", num_layers=" + numLayers
+                + ", max_seq_len=" + maxSeqLen + ", pad_token_id=" + padTokenId + ", contrastive_dim=" + contrastiveDim
+                + ", rope_theta=" + ropeTheta + ", engram_orders=" + Arrays.toString(engramOrders)
+                + ", engram_heads=" + engramHeads + ", engram_slots=" + engramSlots
+                + ", engram_layers=" + Arrays.toString(engramLayers) + ", mhc_lanes=" + mhcLanes
+                + ", kv_window=" + kvWindow + ", kv_bits=" + kvBits + ", act_bits=" + actBits
+                + ", weight_bits=" + weightBits + "]";
+    }
+}

@@ -1,0 +1,88 @@
+package dev.needlewb.converter.flax;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A python3 with numpy, for tests that check our pickles against the real thing. Tries
+ * {@code /usr/bin/python3} (Debian's, with the apt package python3-numpy), then {@code python3}
+ * on the PATH. If neither has numpy the calling test fails, naming the package to install.
+ * Scripts get a prelude that lets numpy 1.x read numpy 2 pickles ({@code numpy._core} names).
+ */
+final class PythonNumpy {
+    private static final String PRELUDE = """
+            import sys, pickle, numpy as np
+            if not hasattr(np, '_core'):
+                import numpy.core.multiarray, numpy.core.numeric
+                sys.modules['numpy._core'] = np.core
+                sys.modules['numpy._core.multiarray'] = np.core.multiarray
+                sys.modules['numpy._core.numeric'] = np.core.numeric
+            """;
+    private static List<String> interpreters;
+
+    private PythonNumpy() {}
+
+    /**
+     * Every candidate interpreter that imports numpy, keyed by numpy version so that two
+     * interpreters sharing one numpy count once (Debian's numpy 1.x and a numpy 2.x may both be
+     * there: pickles differ between the two).
+     */
+    static synchronized List<String> interpreters() {
+        if (interpreters != null) return interpreters;
+        Map<String, String> byVersion = new LinkedHashMap<>();
+        for (String candidate : new String[] {"/usr/bin/python3", "python3"}) {
+            try {
+                Process p = new ProcessBuilder(candidate, "-c", "import numpy; print(numpy.__version__)").redirectErrorStream(true).start();
+                String version = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+                if (p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0) byVersion.putIfAbsent(version, candidate);
+            } catch (IOException e) {
+                // not installed: try the next one
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (byVersion.isEmpty()) fail("this test needs python3 with numpy: apt-get install -y python3-numpy");
+        return interpreters = List.copyOf(byVersion.values());
+    }
+
+    /** Runs the script with the first interpreter found; see {@link #runWith}. */
+    static String run(String script, String... args) {
+        return runWith(interpreters().get(0), script, args);
+    }
+
+    /** Runs the script (after the prelude) with {@code sys.argv[1:] = args}; returns stdout, fails on a non-zero exit. */
+    static String runWith(String interpreter, String script, String... args) {
+        List<String> cmd = new ArrayList<>(List.of(interpreter, "-c", PRELUDE + script));
+        cmd.addAll(List.of(args));
+        try {
+            Path errFile = Files.createTempFile("python", ".err");
+            try {
+                Process p = new ProcessBuilder(cmd).redirectError(errFile.toFile()).start();
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (!p.waitFor(300, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    return fail("python timed out");
+                }
+                if (p.exitValue() != 0) return fail("python failed: " + Files.readString(errFile));
+                return out;
+            } finally {
+                Files.deleteIfExists(errFile);
+            }
+        } catch (IOException e) {
+            return fail("cannot run python: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return fail("interrupted");
+        }
+    }
+}

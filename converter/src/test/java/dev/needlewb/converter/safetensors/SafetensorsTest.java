@@ -1,0 +1,112 @@
+package dev.needlewb.converter.safetensors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.needlewb.converter.FormatException;
+import dev.needlewb.converter.io.NpyArray;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class SafetensorsTest {
+    private static final Path FILE = Path.of("t.safetensors");
+
+    private static byte[] write(Map<String, NpyArray> tensors) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Safetensors.write(out, tensors, Map.of("format", "pt"));
+        return out.toByteArray();
+    }
+
+    /** A file with a hand-written header, to say things the writer never would. */
+    private static byte[] withHeader(String json, int dataBytes) {
+        byte[] h = json.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer b = ByteBuffer.allocate(8 + h.length + dataBytes).order(ByteOrder.LITTLE_ENDIAN);
+        b.putLong(h.length).put(h);
+        return b.array();
+    }
+
+    @Test
+    void roundTripKeepsEveryBitAndOrder() throws Exception {
+        Random r = new Random(7);
+        float[] w = new float[6 * 5];
+        for (int i = 0; i < w.length; i++) w[i] = (float) r.nextGaussian();
+        Map<String, NpyArray> in = new LinkedHashMap<>();
+        in.put("layers.0.attn.q_proj.weight", NpyArray.ofFloats(new int[] {6, 5}, w));
+        in.put("scalar", NpyArray.ofDoubles(new int[] {}, new double[] {Math.PI}));
+        in.put("ids", NpyArray.ofInts(new int[] {3}, new int[] {1, -2, 3}));
+
+        byte[] bytes = write(in);
+        long headerLen = ByteBuffer.wrap(bytes, 0, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        assertThat(headerLen % 8).isZero();
+
+        Safetensors.Contents back = Safetensors.parse(bytes, FILE);
+        assertThat(back.tensors().keySet()).containsExactlyElementsOf(in.keySet());
+        for (String k : in.keySet()) {
+            assertThat(back.tensors().get(k).descr()).isEqualTo(in.get(k).descr());
+            assertThat(back.tensors().get(k).shape()).isEqualTo(in.get(k).shape());
+            assertThat(back.tensors().get(k).data()).isEqualTo(in.get(k).data());
+        }
+        assertThat(back.metadata()).containsEntry("format", "pt");
+    }
+
+    @Test
+    void bf16IsWidenedExactly() throws Exception {
+        // 0x3FC0 is bf16 1.5, 0xC000 is -2.0
+        byte[] f = withHeader("{\"x\":{\"dtype\":\"BF16\",\"shape\":[2],\"data_offsets\":[0,4]}}", 4);
+        int n = f.length;
+        f[n - 4] = (byte) 0xC0; f[n - 3] = 0x3F; f[n - 2] = 0x00; f[n - 1] = (byte) 0xC0;
+        assertThat(Safetensors.parse(f, FILE).tensors().get("x").asFloats()).containsExactly(1.5f, -2.0f);
+    }
+
+    @Test
+    void headerThatLiesIsRefusedBeforeAnyCopy() {
+        String ok = "\"dtype\":\"F32\",\"shape\":[2]";
+        assertRefused(withHeader("{\"a\":{" + ok + ",\"data_offsets\":[0,16]}}", 8), "outside the 8-byte data section");
+        assertRefused(withHeader("{\"a\":{" + ok + ",\"data_offsets\":[0,8]},\"b\":{" + ok + ",\"data_offsets\":[4,12]}}", 12), "(overlap)");
+        assertRefused(withHeader("{\"a\":{" + ok + ",\"data_offsets\":[4,12]}}", 12), "(hole)");
+        assertRefused(withHeader("{\"a\":{" + ok + ",\"data_offsets\":[0,8]}}", 12), "tensors cover 8");
+        assertRefused(withHeader("{\"a\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}", 8), "does not match its 8 bytes");
+        assertRefused(withHeader("{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296],\"data_offsets\":[0,8]}}", 8), "bad dimension");
+        assertRefused(withHeader("{\"a\":{\"dtype\":\"F32\",\"shape\":[2147483647,2147483647,2147483647],\"data_offsets\":[0,8]}}", 8), "does not match");
+        assertRefused(withHeader("{\"a\":{\"dtype\":\"C64\",\"shape\":[1],\"data_offsets\":[0,8]}}", 8), "unsupported dtype C64");
+        assertRefused(withHeader("{\"a\":", 0), "not valid JSON");
+        assertRefused(new byte[] {1, 2, 3}, "truncated");
+        byte[] huge = new byte[16];
+        ByteBuffer.wrap(huge).order(ByteOrder.LITTLE_ENDIAN).putLong(-1L);
+        assertRefused(huge, "header length 18446744073709551615 does not fit");
+    }
+
+    private static void assertRefused(byte[] bytes, String message) {
+        assertThatThrownBy(() -> Safetensors.parse(bytes, FILE))
+                .isInstanceOf(FormatException.class)
+                .hasMessageStartingWith("t.safetensors: ")
+                .hasMessageContaining(message);
+    }
+
+    @Test
+    void mutatedFilesOnlyEverRaiseFormatException() throws Exception {
+        Map<String, NpyArray> in = new LinkedHashMap<>();
+        in.put("w", NpyArray.ofFloats(new int[] {4, 4}, new float[16]));
+        in.put("v", NpyArray.ofInts(new int[] {2}, new int[] {5, 6}));
+        byte[] good = write(in);
+        Random r = new Random(1234);
+        for (int i = 0; i < 20_000; i++) {
+            byte[] m = good.clone();
+            int edits = 1 + r.nextInt(4);
+            for (int e = 0; e < edits; e++) m[r.nextInt(m.length)] = (byte) r.nextInt(256);
+            if (r.nextInt(10) == 0) m = java.util.Arrays.copyOf(m, r.nextInt(m.length));
+            try {
+                Safetensors.parse(m, FILE);
+            } catch (FormatException expected) {
+                // the only exception a malformed file may raise
+            }
+        }
+    }
+}

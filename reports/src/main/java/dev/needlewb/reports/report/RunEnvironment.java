@@ -1,0 +1,57 @@
+package dev.needlewb.reports.report;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The facts every report records about where it ran: tool version, JVM, flags, CPU. */
+public record RunEnvironment(
+        String toolVersion,
+        String javaVersion,
+        String javaVendor,
+        List<String> jvmFlags,
+        String cpuModel,
+        List<String> cpuFlags,
+        int availableProcessors,
+        String os) {
+
+    public static RunEnvironment current() {
+        String version = RunEnvironment.class.getPackage().getImplementationVersion();
+        Map<String, String> cpu = cpuInfo();
+        String flags = cpu.getOrDefault("flags", "");
+        return new RunEnvironment(
+                version == null ? "dev" : version,
+                System.getProperty("java.runtime.version"),
+                System.getProperty("java.vendor"),
+                ManagementFactory.getRuntimeMXBean().getInputArguments(),
+                cpu.getOrDefault("model name", System.getProperty("os.arch")),
+                flags.isBlank() ? List.of() : List.of(flags.trim().split("\\s+")),
+                Runtime.getRuntime().availableProcessors(),
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
+    }
+
+    /** The first processor's entries of /proc/cpuinfo; empty where it does not exist. */
+    private static Map<String, String> cpuInfo() {
+        Map<String, String> first = new LinkedHashMap<>();
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (line.isBlank()) break;
+                int colon = line.indexOf(':');
+                if (colon > 0) first.putIfAbsent(line.substring(0, colon).trim(), line.substring(colon + 1).trim());
+            }
+        } catch (IOException | SecurityException e) {
+            return Map.of();
+        }
+        return first;
+    }
+
+    /** SIMD-relevant CPU flags only, so Markdown reports stay readable. */
+    public List<String> simdFlags() {
+        return cpuFlags.stream().filter(f -> f.startsWith("avx") || f.startsWith("sse") || f.equals("fma")
+                || f.startsWith("amx") || f.equals("f16c")).toList();
+    }
+}

@@ -31,7 +31,7 @@ class KvRoundingTest {
     void fullSequenceAndCachedPathsRoundTheSameWay() {
         ForwardOptions int8 = ForwardOptions.DEFAULT.withInt8Kv(true);
         double[] full = MiniGolden.flat(MiniGolden.deq().forward(TOKENS, int8));
-        double[] stepwise = MiniGolden.flat(DecodeGoldenTest.stepwise(TOKENS, 8, int8));
+        double[] stepwise = MiniGolden.flat(DecodeGoldenTest.stepwise(MiniGolden.deq(), TOKENS, 8, int8));
         // same roundings of the same K/V rows; the rows themselves agree to a few ulps, which could in
         // principle flip a code, but the margin 1e-12 holds on this prompt (no near tie is recorded)
         assertThat(MiniGolden.relativeError(stepwise, full)).isLessThan(1e-12);

@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Convert, check and run Needle 2 models.",
-        subcommands = {CommandLine.HelpCommand.class})
+        subcommands = {CommandLine.HelpCommand.class, DemoCommand.class, InspectCommand.class})
 public final class Main implements Runnable {
     /** Exit code for a user error (bad file, bad option): one line on stderr, no stack trace. */
     public static final int EXIT_USER_ERROR = 2;

@@ -1,0 +1,219 @@
+package dev.needlewb.converter.cq;
+
+import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.cq.codebook.Codebooks;
+import java.util.Comparator;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.stream.IntStream;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * CQ quantization of a float32 matrix as upstream's exporter does it ({@code export._cq_pack}):
+ * per row, zero-pad to whole groups; per group rotate by the normalized Hadamard, take the L2
+ * norm n, code every coordinate of {@code r / max(n, 1e-12)} as its nearest codebook entry (ties
+ * to the smaller index) and store n as float16 (round to nearest even).
+ *
+ * <p>Arithmetic, chosen to agree with upstream everywhere except at decision boundaries:
+ * upstream rotates with a float32 sgemm against the float32 matrix {@code (H / sqrt(g))}, whose
+ * rounding depends on the BLAS kernel; here the rotation is the float64 FWHT times that float32
+ * entry, rounded once to float32 (the correctly rounded product in all but astronomically rare
+ * cases). Everything after the rotation follows upstream's float32 operations exactly: the
+ * squares, NumPy's 8-accumulator pairwise sum, the square root, the division and the
+ * {@code abs(x - left) <= abs(x - right)} tie rule.
+ *
+ * <p>Refused with a {@link WorkbenchException}: a NaN or infinite weight, and a group whose norm
+ * does not fit float16 (a norm of 65520 or more rounds to infinity). Upstream writes such groups
+ * without complaint (checked with NumPy): a norm beyond float16 is stored as infinity; once the
+ * float32 squares overflow (coordinates beyond about 1.8e19) the norm is infinite and the codes
+ * become those of 0 (or of NaN, the last entry, where a rotated coordinate itself overflowed); a
+ * NaN weight gives a NaN norm and the last entry for its whole group. All of these dequantize to
+ * infinities or NaNs. Any float32 overflow in the norm implies a norm beyond float16, so refusing
+ * those groups keeps the arithmetic finite without rescaling. Tiny groups follow upstream: with
+ * a norm below 1e-12 the coordinates are divided by 1e-12 (subnormal weights: every code is that
+ * of 0), and a norm below 2^-25 stores as float16 zero.
+ */
+public final class CqQuantizer {
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
+    private static final VectorSpecies<Integer> I = IntVector.SPECIES_256;
+    /** NumPy's pairwise sum keeps 8 accumulators, one per lane of a 256-bit float vector. */
+    private static final int ACCUMULATORS = 8;
+    private static final int MAX_GROUP = 128;
+    private static final float MIN_NORM = 1e-12f;
+    /** About this many weights make one task of the row-parallel split. */
+    private static final int TASK_WEIGHTS = 1 << 16;
+
+    private final int recordBits;
+    private final int group;
+    private final float[] codebook;
+    private final double scale;
+
+    private CqQuantizer(int recordBits, int group) {
+        this.recordBits = recordBits;
+        this.group = group;
+        this.codebook = Codebooks.of(recordBits, group);
+        this.scale = Fwht.scale(group);
+    }
+
+    /**
+     * A quantizer for record bits 2, 3, 4 or {@value Codebooks#TERNARY_RECORD_BITS} (ternary) and a
+     * power-of-two group of 8 to 128 elements (NumPy's pairwise sum is one block up to 128).
+     */
+    public static CqQuantizer of(int recordBits, int group) {
+        if (group < ACCUMULATORS || group > MAX_GROUP || Integer.bitCount(group) != 1) {
+            throw new IllegalArgumentException("CQ group must be a power of two in [8, 128], got " + group);
+        }
+        return new CqQuantizer(recordBits, group);
+    }
+
+    public int recordBits() {
+        return recordBits;
+    }
+
+    public int group() {
+        return group;
+    }
+
+    public float[] codebook() {
+        return codebook.clone();
+    }
+
+    /**
+     * Quantizes the row-major float32 matrix {@code weights[rows][cols]}; {@code tensor} names it
+     * in errors. Large matrices are split over the common fork-join pool by rows.
+     */
+    public CqCodes quantize(String tensor, float[] weights, int rows, int cols) throws WorkbenchException {
+        Objects.requireNonNull(tensor, "tensor");
+        if (rows < 0 || cols < 0 || (long) rows * cols != weights.length) {
+            throw new WorkbenchException("tensor " + tensor + ": " + weights.length
+                    + " weights do not fill a [" + rows + ", " + cols + "] matrix");
+        }
+        int groups = (cols + group - 1) / group;
+        long codeCount = (long) rows * groups * group;
+        if (codeCount > Integer.MAX_VALUE - 8) {
+            throw new WorkbenchException("tensor " + tensor + ": [" + rows + ", " + cols
+                    + "] is too large to quantize in one array (" + codeCount + " codes)");
+        }
+        byte[] codes = new byte[(int) codeCount];
+        short[] norms = new short[rows * groups];
+        int rowsPerTask = Math.max(1, TASK_WEIGHTS / Math.max(1, groups * group));
+        int tasks = (rows + rowsPerTask - 1) / rowsPerTask;
+        IntStream taskStream = IntStream.range(0, tasks);
+        if (tasks > 1) taskStream = taskStream.parallel();
+        Optional<Failure> first = taskStream
+                .mapToObj(t -> new Rows(weights, cols, codes, norms)
+                        .quantizeRows(t * rowsPerTask, Math.min(rows, (t + 1) * rowsPerTask)))
+                .filter(Objects::nonNull)
+                .min(Comparator.comparingInt(Failure::row).thenComparingInt(Failure::col));
+        if (first.isPresent()) throw first.get().toException(tensor, group);
+        return new CqCodes(rows, cols, recordBits, group, codes, norms);
+    }
+
+    /** Why a row could not be quantized: a non-finite weight at (row, col), or a group norm beyond float16. */
+    private record Failure(int row, int col, double value, boolean normOverflow) {
+        WorkbenchException toException(String tensor, int group) {
+            if (normOverflow) {
+                return new WorkbenchException("tensor " + tensor + ": group " + col / group + " of row " + row
+                        + " (columns " + col + ".." + (col + group - 1) + ") has L2 norm " + String.format("%.6g", value)
+                        + ", beyond float16 (max 65504) in which CQ stores norms");
+            }
+            return new WorkbenchException("tensor " + tensor + ": weight at (row " + row + ", col " + col
+                    + ") is " + (float) value + "; CQ quantization needs finite weights");
+        }
+    }
+
+    /** The per-thread scratch and the output arrays; one instance handles a row at a time. */
+    private final class Rows {
+        private final float[] weights;
+        private final int cols;
+        private final byte[] codes;
+        private final short[] norms;
+        private final double[] wide = new double[group];
+        private final float[] rot = new float[group];
+
+        Rows(float[] weights, int cols, byte[] codes, short[] norms) {
+            this.weights = weights;
+            this.cols = cols;
+            this.codes = codes;
+            this.norms = norms;
+        }
+
+        /** Quantizes rows [from, to); returns the first failure in row-major order, or null. */
+        Failure quantizeRows(int from, int to) {
+            for (int row = from; row < to; row++) {
+                Failure failure = quantizeRow(row);
+                if (failure != null) return failure;
+            }
+            return null;
+        }
+
+        private Failure quantizeRow(int row) {
+            int groups = (cols + group - 1) / group;
+            long in = (long) row * cols;
+            for (int g = 0; g < groups; g++) {
+                int col0 = g * group;
+                int real = Math.min(group, cols - col0);
+                for (int j = 0; j < real; j++) {
+                    float v = weights[(int) (in + col0 + j)];
+                    if (!Float.isFinite(v)) return new Failure(row, col0 + j, v, false);
+                    wide[j] = v;
+                }
+                for (int j = real; j < group; j++) wide[j] = 0.0;
+                Fwht.unnormalized(wide, 0, group);
+                for (int j = 0; j < group; j++) rot[j] = (float) (wide[j] * scale);
+                float norm = (float) Math.sqrt(sumOfSquares(rot));
+                short half = Float.floatToFloat16(norm);
+                if (Float.isInfinite(Float.float16ToFloat(half))) return new Failure(row, col0, wideNorm(), true);
+                norms[row * groups + g] = half;
+                encode(rot, Math.max(norm, MIN_NORM), (row * groups + g) * group);
+            }
+            return null;
+        }
+
+        /** The norm of the rotated group in float64, finite for any finite float32 weights (for messages). */
+        private double wideNorm() {
+            double sum = 0;
+            for (double v : wide) sum += v * v;
+            return Math.sqrt(sum) * scale;
+        }
+
+        /** {@code (rot ** 2).sum()} in float32 exactly as NumPy's pairwise sum of one block. */
+        private float sumOfSquares(float[] x) {
+            FloatVector acc = FloatVector.fromArray(F, x, 0);
+            acc = acc.mul(acc);
+            for (int i = ACCUMULATORS; i < group; i += ACCUMULATORS) {
+                FloatVector v = FloatVector.fromArray(F, x, i);
+                acc = acc.add(v.mul(v));
+            }
+            return ((acc.lane(0) + acc.lane(1)) + (acc.lane(2) + acc.lane(3)))
+                    + ((acc.lane(4) + acc.lane(5)) + (acc.lane(6) + acc.lane(7)));
+        }
+
+        /**
+         * Codes of {@code x / divisor} into {@code codes[out, out + group)}. Upstream picks between the entries either side of x
+         * (searchsorted, clipped) by {@code |x - left| <= |x - right|} in float32. The test
+         * {@code x - cb[k] > cb[k+1] - x} is monotone in x, true for every pair below x's bracket
+         * and false above it, so counting the pairs where it holds gives upstream's index.
+         */
+        private void encode(float[] x, float divisor, int out) {
+            FloatVector d = FloatVector.broadcast(F, divisor);
+            IntVector one = IntVector.broadcast(I, 1);
+            for (int i = 0; i < group; i += F.length()) {
+                FloatVector u = FloatVector.fromArray(F, x, i).div(d);
+                IntVector code = IntVector.zero(I);
+                for (int k = 0; k + 1 < codebook.length; k++) {
+                    FloatVector below = u.sub(codebook[k]);
+                    FloatVector above = FloatVector.broadcast(F, codebook[k + 1]).sub(u);
+                    VectorMask<Integer> up = below.compare(VectorOperators.GT, above).cast(I);
+                    code = code.add(one, up);
+                }
+                ((ByteVector) code.convertShape(VectorOperators.I2B, ByteVector.SPECIES_64, 0)).intoArray(codes, out + i);
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package dev.needlewb.reports.cli;
+
+import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.cact.CactModel;
+import dev.needlewb.converter.cact.CactWriter;
+import dev.needlewb.converter.cact.ProbeHead;
+import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.converter.synth.SyntheticCact;
+import dev.needlewb.converter.synth.SyntheticTokenizerBlob;
+import dev.needlewb.reports.inspect.InspectReport;
+import dev.needlewb.reports.report.InputFile;
+import dev.needlewb.reports.report.Markdown;
+import dev.needlewb.reports.report.Report;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The README's main job: end-to-end work on a built-in default, no input needed. It grows as
+ * capabilities land; each step prints one line and the run ends with the paths of its reports.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Run the workbench end to end on a synthetic model of the released Needle 2 geometry.")
+final class DemoCommand implements Callable<Integer> {
+    /** Size of the released file's RAW tokenizer blob (SPEC section 5), so the synthetic file has the published size. */
+    static final int RELEASED_TOKENIZER_BYTES = 115_215;
+
+    @Option(names = "--out", paramLabel = "DIR", defaultValue = "needle-wb-out/demo",
+            description = "Folder for the model and the reports (default: ${DEFAULT-VALUE}).")
+    Path out;
+
+    @Option(names = "--seed", defaultValue = "2026", description = "Seed of the synthetic weights (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    private final List<String> steps = new ArrayList<>();
+
+    @Override
+    public Integer call() throws WorkbenchException, IOException {
+        PrintWriter say = spec.commandLine().getOut();
+        Geometry geometry = Geometry.needle2();
+        Path model = out.resolve("needle2-synthetic.cact");
+        Path rewritten = out.resolve("needle2-synthetic.rewritten.cact");
+        java.nio.file.Files.createDirectories(out);
+
+        long t0 = System.nanoTime();
+        CactModel synthetic = SyntheticCact.build(geometry, seed,
+                List.of(ProbeHead.CONTRASTIVE, ProbeHead.CONFIDENCE),
+                SyntheticTokenizerBlob.of(geometry.vocab(), RELEASED_TOKENIZER_BYTES));
+        step(say, "synthesize", "a random model of the released Needle 2 geometry with both probe heads", t0);
+
+        t0 = System.nanoTime();
+        CactWriter.write(synthetic, model);
+        step(say, "write", model + " (atomic: temp file, fsync, rename)", t0);
+
+        List<Path> written = new ArrayList<>(List.of(model));
+        String sha;
+        t0 = System.nanoTime();
+        try (CactFile cact = CactFile.open(model)) {
+            step(say, "read", "memory-mapped and validated header, codebook and all " + cact.numTensors() + " directory records", t0);
+            sha = cact.sha256();
+            InspectReport inspect = new InspectReport(cact, InputFile.of("model", model));
+            written.addAll(ReportFiles.write(out, "inspect", inspect.toReport(CommandLines.of(spec)), inspect.markdown(), null, model));
+            say.printf(Locale.ROOT, "        %,d tensors, %,d parameters, %,d bytes, %.6f bit weighted code width%n",
+                    inspect.summary().tensors(), inspect.summary().parameters(), cact.fileBytes(), inspect.summary().codeWidth());
+
+            t0 = System.nanoTime();
+            CactWriter.write(CactModel.from(cact), rewritten, model);
+        }
+        try (CactFile again = CactFile.open(rewritten)) {
+            boolean identical = again.sha256().equals(sha);
+            step(say, "rewrite", "read then write unchanged: " + (identical ? "byte-identical" : "DIFFERENT") + " (sha256 " + sha + ")", t0);
+            if (!identical) throw new WorkbenchException(rewritten + ": rewriting an unedited file changed its bytes");
+        }
+        java.nio.file.Files.delete(rewritten);
+
+        Report report = new Report("demo", List.of(InputFile.of("model", model)), CommandLines.of(spec));
+        var stepsNode = report.body().putArray("steps");
+        steps.forEach(stepsNode::add);
+        Markdown md = new Markdown().heading(1, "needle-wb demo");
+        steps.forEach(s -> md.item("step", s));
+        Report.appendProvenance(md, List.of(InputFile.of("model", model)));
+        written.addAll(ReportFiles.write(out, "demo", report, md.toString(), null, model));
+
+        say.println();
+        say.println("Wrote:");
+        for (Path p : written) say.println("  " + p);
+        say.flush();
+        return 0;
+    }
+
+    private void step(PrintWriter say, String name, String what, long startNanos) {
+        double seconds = (System.nanoTime() - startNanos) / 1e9;
+        String line = String.format(Locale.ROOT, "%-10s %s (%.3f s)", name, what, seconds);
+        steps.add(line);
+        say.println(line);
+        say.flush();
+    }
+}

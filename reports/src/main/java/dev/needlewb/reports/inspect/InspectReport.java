@@ -1,0 +1,138 @@
+package dev.needlewb.reports.inspect;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.needlewb.converter.cact.CactDType;
+import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.cact.CactSummary;
+import dev.needlewb.converter.cact.TensorRecord;
+import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.reports.report.InputFile;
+import dev.needlewb.reports.report.Markdown;
+import dev.needlewb.reports.report.Report;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/** What {@code needle-wb inspect} reports about a validated {@code .cact}: geometry, every tensor, size statistics. */
+public final class InspectReport {
+    private final CactFile file;
+    private final CactSummary summary;
+    private final InputFile input;
+
+    public InspectReport(CactFile file, InputFile input) {
+        this.file = file;
+        this.summary = CactSummary.of(file);
+        this.input = input;
+    }
+
+    public CactSummary summary() {
+        return summary;
+    }
+
+    public Report toReport(String[] commandLine) {
+        Report report = new Report("inspect", List.of(input), commandLine);
+        ObjectNode body = report.body();
+        body.put("file", input.path().toString());
+        body.put("file_bytes", file.fileBytes());
+        body.put("sha256", file.sha256());
+        body.set("geometry", Report.JSON.valueToTree(geometryFields(file.geometry())));
+        ArrayNode cb = body.putArray("codebook");
+        for (float v : file.codebook()) cb.add(v);
+        ArrayNode tensors = body.putArray("tensors");
+        for (TensorRecord r : file.tensors()) {
+            ObjectNode t = tensors.addObject();
+            t.put("index", r.index());
+            t.put("name", r.name());
+            t.put("dtype", r.dtype().name());
+            t.put("bits", r.bits());
+            t.put("group", r.group());
+            ArrayNode shape = t.putArray("shape");
+            for (long d : r.shape()) shape.add(d);
+            t.put("parameters", r.elementCount());
+            t.put("bytes", r.nbytes());
+            t.put("offset", r.offset());
+        }
+        ObjectNode cats = body.putObject("categories");
+        for (CactSummary.Category c : CactSummary.Category.values()) {
+            CactSummary.Counts n = summary.get(c);
+            if (n.tensors() == 0) continue;
+            ObjectNode o = cats.putObject(c.name());
+            o.put("tensors", n.tensors());
+            o.put("parameters", n.parameters());
+            o.put("bytes", n.bytes());
+        }
+        ObjectNode totals = body.putObject("totals");
+        totals.put("tensors", summary.tensors());
+        totals.put("parameters", summary.parameters());
+        totals.put("weighted_code_width_bits", summary.codeWidth());
+        totals.put("payload_bits_per_parameter", summary.payloadBitsPerParameter());
+        totals.put("file_bits_per_parameter", summary.fileBitsPerParameter());
+        return report;
+    }
+
+    /** The header geometry as ordered name/value pairs, named as in the upstream header. */
+    static java.util.LinkedHashMap<String, Object> geometryFields(Geometry g) {
+        var m = new java.util.LinkedHashMap<String, Object>();
+        m.put("vocab_size", g.vocab());
+        m.put("d_model", g.dModel());
+        m.put("num_heads", g.numHeads());
+        m.put("num_kv_heads", g.numKvHeads());
+        m.put("num_layers", g.numLayers());
+        m.put("head_dim", g.headDim());
+        m.put("max_seq_len", g.maxSeqLen());
+        m.put("hada_n", g.hadaN());
+        m.put("mhc_lanes", g.mhcLanes());
+        m.put("engram_slots", g.engramSlots());
+        m.put("engram_sub_dim", g.engramSubDim());
+        m.put("num_engram_tables", g.numEngramTables());
+        m.put("engram_conv_taps", g.engramConvTaps());
+        m.put("engram_conv_dilation", g.engramConvDilation());
+        m.put("engram_orders", g.engramOrders());
+        m.put("engram_layers", g.engramSites());
+        m.put("rope_theta", g.ropeTheta());
+        m.put("kv_window", g.kvWindow());
+        m.put("kv_bits", g.kvBits());
+        return m;
+    }
+
+    public String markdown() {
+        Markdown md = new Markdown().heading(1, "Inspect " + input.path().getFileName());
+        md.item("file", "`" + input.path() + "`")
+                .item("bytes", fmt(file.fileBytes()))
+                .item("sha256", "`" + file.sha256() + "`")
+                .blank();
+        md.heading(2, "Geometry");
+        geometryFields(file.geometry()).forEach((k, v) -> md.item(k, v instanceof int[] a ? Arrays.toString(a) : v));
+        md.blank();
+        md.heading(2, "Summary");
+        List<List<String>> rows = new ArrayList<>();
+        for (CactSummary.Category c : CactSummary.Category.values()) {
+            CactSummary.Counts n = summary.get(c);
+            if (n.tensors() == 0) continue;
+            rows.add(List.of(c.name(), fmt(n.tensors()), c == CactSummary.Category.RAW ? "-" : fmt(n.parameters()), fmt(n.bytes())));
+        }
+        rows.add(List.of("total", fmt(summary.tensors()), fmt(summary.parameters()), fmt(file.fileBytes()) + " (file)"));
+        md.table(List.of("category", ">tensors", ">parameters", ">bytes"), rows);
+        md.item("weighted code width of quantized parameters", String.format(Locale.ROOT, "%.6f bit", summary.codeWidth()))
+                .item("numeric payload", String.format(Locale.ROOT, "%.6f bits per parameter", summary.payloadBitsPerParameter()))
+                .item("whole file", String.format(Locale.ROOT, "%.6f bits per parameter", summary.fileBitsPerParameter()))
+                .blank();
+        md.heading(2, "Tensors");
+        List<List<String>> trs = new ArrayList<>();
+        for (TensorRecord r : file.tensors()) {
+            trs.add(List.of(Integer.toString(r.index()), r.name(), r.dtype().name(),
+                    r.dtype() == CactDType.CQ ? (r.isTernary() ? "t" : Integer.toString(r.bits())) : "-",
+                    r.dtype() == CactDType.CQ ? Integer.toString(r.group()) : "-",
+                    Arrays.toString(r.shape()), fmt(r.elementCount()), fmt(r.nbytes()), fmt(r.offset())));
+        }
+        md.table(List.of(">index", "name", "dtype", ">bits", ">group", "shape", ">parameters", ">bytes", ">offset"), trs);
+        Report.appendProvenance(md, List.of(input));
+        return md.toString();
+    }
+
+    private static String fmt(long n) {
+        return String.format(Locale.ROOT, "%,d", n);
+    }
+}

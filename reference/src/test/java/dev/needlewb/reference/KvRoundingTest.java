@@ -41,6 +41,14 @@ class KvRoundingTest {
     }
 
     @Test
+    void kvBitsTakeTheExportersCodebook() {
+        // the converter's codebook for 4 bits, group 64, is the golden common/codebooks.npz cb.b4.g64 exactly
+        assertThat(ForwardOptions.DEFAULT.withKvBits(4).kvCodebook()).containsExactly(MiniGolden.kvCodebook4());
+        assertThat(ForwardOptions.DEFAULT.withKvBits(4).kvGroup()).isEqualTo(64);
+        assertThat(ForwardOptions.DEFAULT.withKvBits(8).kvBits()).isEqualTo(ForwardOptions.KV_BITS_OFF);
+    }
+
+    @Test
     void cqKvRoundingKeepsTheUnroundedPathWhenQuantIsOff() {
         ForwardOptions kv4 = ForwardOptions.DEFAULT.withKvCq(4, MiniGolden.kvCodebook4(), 64);
         // upstream's maybe_quant_kv only acts under quant=True

@@ -15,7 +15,7 @@ import java.util.function.Predicate;
  * {@code layerNN.lanes_in} [T, lanes, d]; {@code layerNN.hpre} [T, lanes]; {@code layerNN.u} [T, d];
  * {@code layerNN.engram_alpha} [T] (engram sites only); {@code layerNN.attn.q} [T, heads, head_dim]
  * and {@code layerNN.attn.k} [T, kv_heads, head_dim] (after their norm and RoPE, and after any KV
- * rounding); {@code layerNN.attn.v} [T, kv_heads, head_dim]; {@code layerNN.attn.out} [T, d]
+ * rounding); {@code layerNN.attn.v} [T, kv_heads, head_dim] (after any KV rounding); {@code layerNN.attn.out} [T, d]
  * (after out_proj); {@code layerNN.block_out} [T, d] (the Block output, engram injection and both
  * residuals included); {@code layerNN.hpost} [T, lanes]; {@code layerNN.sinkhorn} [T, lanes, lanes];
  * {@code layerNN.lanes_out} [T, lanes, d]; {@code final.norm} [T, d]; {@code logits} [T, vocab].

@@ -47,6 +47,26 @@ class MatrixTest {
     }
 
     @Test
+    void floatRowsAgreeWithDgemvAndRefuseNonFloatWeights() {
+        int in = 75, out = 13; // not multiples of the vector length: tails are exercised
+        java.util.SplittableRandom r = new java.util.SplittableRandom(5);
+        double[] w = new double[in * out];
+        for (int i = 0; i < w.length; i++) w[i] = (float) r.nextGaussian();
+        double[] x = new double[in];
+        for (int i = 0; i < in; i++) x[i] = r.nextGaussian();
+        double[] viaFloats = FloatRows.ofExact(w, in, out).apply(x);
+        double[] viaBlas = Blas.multiply(x, 1, in, Blas.offHeap(w), out, false);
+        for (int o = 0; o < out; o++) {
+            // same float64 products, another summation order: a few ulps of the row's magnitude
+            double scale = 0;
+            for (int i = 0; i < in; i++) scale += Math.abs(x[i] * w[i * out + o]);
+            assertThat(Math.abs(viaFloats[o] - viaBlas[o])).isLessThanOrEqualTo(1e-14 * scale);
+        }
+        w[7] = 0.1; // not a float32
+        assertThat(FloatRows.ofExact(w, in, out)).isNull();
+    }
+
+    @Test
     void blasRunsWithTheConfiguredThreadCount() {
         new Matrix(new double[] {1}, 1, 1).apply(new double[] {2}, 1);
         assertThat(org.bytedeco.openblas.presets.openblas_nolapack.blas_get_num_threads()).isEqualTo(Blas.THREADS);

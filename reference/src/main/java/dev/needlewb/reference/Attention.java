@@ -44,9 +44,9 @@ final class Attention {
                 System.arraycopy(v, off, cache.values(layer, head), (pos + i) * hd, hd);
             }
         }
-        if (s.taps().wants(tap + "attn.q")) s.taps().record(tap + "attn.q", q, count, heads, hd);
-        if (s.taps().wants(tap + "attn.k")) s.taps().record(tap + "attn.k", k, count, kvHeads, hd);
-        if (s.taps().wants(tap + "attn.v")) s.taps().record(tap + "attn.v", v, count, kvHeads, hd);
+        if (s.taps().wants(tap, "attn.q")) s.taps().record(tap + "attn.q", q, count, heads, hd);
+        if (s.taps().wants(tap, "attn.k")) s.taps().record(tap + "attn.k", k, count, kvHeads, hd);
+        if (s.taps().wants(tap, "attn.v")) s.taps().record(tap + "attn.v", v, count, kvHeads, hd);
 
         double[] o = new double[count * heads * hd];
         int keyCount = pos + count;
@@ -77,7 +77,7 @@ final class Attention {
         for (int i = 0; i < o.length; i++) o[i] *= Norms.sigmoid(gate[i]);
         if (s.quant()) ActQuant.apply(o, count, heads * hd, tap + "attn_out", pos, s.watch());
         double[] out = w.out().apply(o, count);
-        if (s.taps().wants(tap + "attn.out")) s.taps().record(tap + "attn.out", out, count, g.dModel());
+        if (s.taps().wants(tap, "attn.out")) s.taps().record(tap + "attn.out", out, count, g.dModel());
         return out;
     }
 

@@ -1,5 +1,7 @@
 package dev.needlewb.reference;
 
+import dev.needlewb.converter.cq.codebook.Codebooks;
+
 /**
  * How to run a forward. Start from {@link #DEFAULT} (quant=False, causal mask, no KV rounding,
  * no taps) and change fields with the {@code with...} methods.
@@ -53,7 +55,17 @@ public record ForwardOptions(
         return new ForwardOptions(on, kvBits, kvCodebook, kvGroup, int8Kv, window, sinks, segmentIds, maskPadding, taps, watch);
     }
 
-    /** KV CQ fake quant at {@code bits} (applies with {@code quant}, as upstream); bits >= 8 turns it off. */
+    /**
+     * Upstream {@code configure_deploy(kv_bits=bits)}: below 8 bits, K and V are CQ fake-quantized
+     * (under {@code quant}) with the exporter's codebook for {@code bits} and the default group 64;
+     * 8 or more turns it off.
+     */
+    public ForwardOptions withKvBits(int bits) {
+        if (bits >= KV_BITS_OFF) return withKvCq(KV_BITS_OFF, null, DEFAULT_KV_GROUP);
+        return withKvCq(bits, Codebooks.of(bits, DEFAULT_KV_GROUP), DEFAULT_KV_GROUP);
+    }
+
+    /** KV CQ fake quant at {@code bits} with an explicit codebook (applies with {@code quant}, as upstream); bits >= 8 turns it off. */
     public ForwardOptions withKvCq(int bits, float[] codebook, int group) {
         return new ForwardOptions(quant, bits, codebook, group, int8Kv, window, sinks, segmentIds, maskPadding, taps, watch);
     }

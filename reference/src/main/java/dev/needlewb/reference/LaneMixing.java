@@ -33,6 +33,38 @@ record LaneMixing(double[] hpre, double[] hpost, double[] residual) {
         return new LaneMixing(hpre, hpost, residual);
     }
 
+    /** The Block input {@code u = sum_i hpre[i] * X[i]} [count, d] of lanes X [count, n, d]. */
+    double[] readIn(double[] lanes, int count, int d) {
+        int n = hpre.length / count;
+        double[] u = new double[count * d];
+        for (int i = 0; i < count; i++)
+            for (int lane = 0; lane < n; lane++) {
+                double h = hpre[i * n + lane];
+                int in = (i * n + lane) * d;
+                for (int c = 0; c < d; c++) u[i * d + c] += h * lanes[in + c];
+            }
+        return u;
+    }
+
+    /** The next lanes {@code X' = P @ X + hpost[:, None] * (block - u)[None, :]} per position. */
+    double[] writeBack(double[] lanes, double[] block, double[] u, int count, int d) {
+        int n = hpre.length / count;
+        double[] next = new double[lanes.length];
+        for (int i = 0; i < count; i++) {
+            for (int a = 0; a < n; a++) {
+                int out = (i * n + a) * d;
+                for (int b = 0; b < n; b++) {
+                    double p = residual[(i * n + a) * n + b];
+                    int in = (i * n + b) * d;
+                    for (int c = 0; c < d; c++) next[out + c] += p * lanes[in + c];
+                }
+                double h = hpost[i * n + a];
+                for (int c = 0; c < d; c++) next[out + c] += h * (block[i * d + c] - u[i * d + c]);
+            }
+        }
+        return next;
+    }
+
     /** In place: {@link Trunk#SINKHORN_ITERATIONS} log-space row-then-column normalisations, then exp. */
     static void sinkhorn(double[] a, int n) {
         double[] v = new double[n];

@@ -4,12 +4,14 @@ import org.bytedeco.javacpp.DoublePointer;
 
 /**
  * A dense float64 weight matrix in the Flax row-vector layout: {@code [in, out]}, applied as
- * {@code y = x @ W}. The values live off-heap for dgemm (freed when the matrix is collected).
+ * {@code y = x @ W}. The values live off-heap for dgemm (freed when the matrix is collected);
+ * single rows (decode steps) use a float copy when the weights are all floats (see {@link FloatRows}).
  */
 final class Matrix {
     private final int in;
     private final int out;
     private final DoublePointer values;
+    private final FloatRows singleRows;
 
     Matrix(double[] values, int in, int out) {
         if ((long) in * out != values.length) {
@@ -19,6 +21,7 @@ final class Matrix {
         this.in = in;
         this.out = out;
         this.values = Blas.offHeap(values);
+        this.singleRows = FloatRows.ofExact(values, in, out);
     }
 
     int in() {
@@ -31,6 +34,7 @@ final class Matrix {
 
     /** {@code x [rows, in] @ W} as a row-major [rows, out] array. */
     double[] apply(double[] x, int rows) {
+        if (rows == 1 && singleRows != null && x.length == in) return singleRows.apply(x);
         return Blas.multiply(x, rows, in, values, out, false);
     }
 

@@ -15,7 +15,7 @@ import java.util.function.Predicate;
  * {@code layerNN.lanes_in} [T, lanes, d]; {@code layerNN.hpre} [T, lanes]; {@code layerNN.u} [T, d];
  * {@code layerNN.engram_alpha} [T] (engram sites only); {@code layerNN.attn.q} [T, heads, head_dim]
  * and {@code layerNN.attn.k} [T, kv_heads, head_dim] (after their norm and RoPE, and after any KV
- * rounding); {@code layerNN.attn.v} [T, kv_heads, head_dim]; {@code layerNN.attn.out} [T, d]
+ * rounding); {@code layerNN.attn.v} [T, kv_heads, head_dim] (after any KV rounding); {@code layerNN.attn.out} [T, d]
  * (after out_proj); {@code layerNN.block_out} [T, d] (the Block output, engram injection and both
  * residuals included); {@code layerNN.hpost} [T, lanes]; {@code layerNN.sinkhorn} [T, lanes, lanes];
  * {@code layerNN.lanes_out} [T, lanes, d]; {@code final.norm} [T, d]; {@code logits} [T, vocab].
@@ -66,6 +66,11 @@ public final class Taps {
         return wanted.test(name);
     }
 
+    /** {@link #wants(String)} of {@code prefix + name}, without building the name when recording is off. */
+    boolean wants(String prefix, String name) {
+        return this != OFF && wanted.test(prefix + name);
+    }
+
     /** Stores a copy of {@code values} (row-major, {@code shape}) under {@code name}. */
     void record(String name, double[] values, int... shape) {
         if (NpyArray.elementCount(shape) != values.length) {
@@ -92,7 +97,8 @@ public final class Taps {
         return out;
     }
 
+    /** The tap prefix of layer {@code l}: {@code layer07.}. */
     static String layer(int l) {
-        return String.format("layer%02d.", l);
+        return (l < 10 ? "layer0" : "layer") + l + ".";
     }
 }

@@ -64,41 +64,23 @@ final class Trunk {
         Rope.Table table = rope.positions(pos, count);
         for (int l = 0; l < g.numLayers(); l++) {
             String tap = Taps.layer(l);
-            if (taps.wants(tap + "lanes_in")) taps.record(tap + "lanes_in", lanes, count, n, d);
+            if (taps.wants(tap, "lanes_in")) taps.record(tap + "lanes_in", lanes, count, n, d);
             LaneMixing mix = LaneMixing.compute(lanes, count, n, d, l % n, w.mhc().get(l));
-            if (taps.wants(tap + "hpre")) taps.record(tap + "hpre", mix.hpre(), count, n);
+            if (taps.wants(tap, "hpre")) taps.record(tap + "hpre", mix.hpre(), count, n);
 
-            double[] u = new double[count * d];
-            for (int i = 0; i < count; i++)
-                for (int lane = 0; lane < n; lane++) {
-                    double hp = mix.hpre()[i * n + lane];
-                    for (int c = 0; c < d; c++) u[i * d + c] += hp * lanes[(i * n + lane) * d + c];
-                }
-            if (taps.wants(tap + "u")) taps.record(tap + "u", u, count, d);
+            double[] u = mix.readIn(lanes, count, d);
+            if (taps.wants(tap, "u")) taps.record(tap + "u", u, count, d);
 
             double[] blockIn = u;
             int site = indexOf(sites, l);
             if (site >= 0) blockIn = inject(u, count, engram[site], tap, taps);
             double[] block = Block.forward(blockIn, count, pos, w.blocks().get(l), g, cache, l, table, attention, s, tap);
-            if (taps.wants(tap + "block_out")) taps.record(tap + "block_out", block, count, d);
-            if (taps.wants(tap + "hpost")) taps.record(tap + "hpost", mix.hpost(), count, n);
-            if (taps.wants(tap + "sinkhorn")) taps.record(tap + "sinkhorn", mix.residual(), count, n, n);
+            if (taps.wants(tap, "block_out")) taps.record(tap + "block_out", block, count, d);
+            if (taps.wants(tap, "hpost")) taps.record(tap + "hpost", mix.hpost(), count, n);
+            if (taps.wants(tap, "sinkhorn")) taps.record(tap + "sinkhorn", mix.residual(), count, n, n);
 
-            double[] next = new double[lanes.length];
-            for (int i = 0; i < count; i++) {
-                for (int a = 0; a < n; a++) {
-                    int out = (i * n + a) * d;
-                    for (int b = 0; b < n; b++) {
-                        double p = mix.residual()[(i * n + a) * n + b];
-                        int in = (i * n + b) * d;
-                        for (int c = 0; c < d; c++) next[out + c] += p * lanes[in + c];
-                    }
-                    double hp = mix.hpost()[i * n + a];
-                    for (int c = 0; c < d; c++) next[out + c] += hp * (block[i * d + c] - u[i * d + c]);
-                }
-            }
-            lanes = next;
-            if (taps.wants(tap + "lanes_out")) taps.record(tap + "lanes_out", lanes, count, n, d);
+            lanes = mix.writeBack(lanes, block, u, count, d);
+            if (taps.wants(tap, "lanes_out")) taps.record(tap + "lanes_out", lanes, count, n, d);
             if (layerMeans != null) layerMeans[l] = laneMean(lanes, count, n, d);
         }
         return laneMean(lanes, count, n, d);
@@ -119,7 +101,7 @@ final class Trunk {
             alpha[i] = Norms.sigmoid(dot / Math.sqrt(d));
             for (int c = 0; c < d; c++) out[i * d + c] = u[i * d + c] + alpha[i] * kv.value()[i * d + c];
         }
-        if (taps.wants(tap + "engram_alpha")) taps.record(tap + "engram_alpha", alpha, count);
+        if (taps.wants(tap, "engram_alpha")) taps.record(tap + "engram_alpha", alpha, count);
         return out;
     }
 

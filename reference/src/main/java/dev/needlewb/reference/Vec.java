@@ -1,10 +1,13 @@
 package dev.needlewb.reference;
 
 import jdk.incubator.vector.DoubleVector;
-import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
-/** The two inner loops of attention (dot product, scaled accumulate) on float64 vectors. */
+/**
+ * The two inner loops of attention (dot product, scaled accumulate) on float64 vectors. Results do
+ * not depend on the JIT tier: the lanes of the dot product are summed in a fixed order here, since
+ * {@code reduceLanes(ADD)} may associate differently when intrinsified than when interpreted.
+ */
 final class Vec {
     private static final VectorSpecies<Double> S = DoubleVector.SPECIES_PREFERRED;
 
@@ -16,7 +19,9 @@ final class Vec {
         for (int bound = S.loopBound(n); i < bound; i += S.length()) {
             acc = DoubleVector.fromArray(S, a, aOff + i).fma(DoubleVector.fromArray(S, b, bOff + i), acc);
         }
-        double s = acc.reduceLanes(VectorOperators.ADD);
+        double[] lanes = acc.toArray();
+        double s = 0;
+        for (double lane : lanes) s += lane;
         for (; i < n; i++) s += a[aOff + i] * b[bOff + i];
         return s;
     }

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /** Golden item b/c: forward.npz, full-sequence logits of SimpleAttentionNetwork.apply. */
 class ForwardGoldenTest {
@@ -18,12 +17,12 @@ class ForwardGoldenTest {
     static final double TOLERANCE = 1e-9;
 
     @ParameterizedTest
-    @ValueSource(strings = {"s001", "s007", "s040", "s300"})
-    void deqQuantOffMatchesForwardNpz(String seq) {
-        double[][] logits = MiniGolden.deq().forward(MiniGolden.tokens(seq), ForwardOptions.DEFAULT);
-        double err = MiniGolden.relativeError(MiniGolden.flat(logits),
-                MiniGolden.array("forward.npz", "logits." + seq + ".deq.q0").asDoubles());
-        assertThat(err).as("logits.%s.deq.q0 relative error", seq).isLessThan(TOLERANCE);
+    @CsvSource({"s001,raw", "s007,raw", "s040,raw", "s300,raw", "s001,deq", "s007,deq", "s040,deq", "s300,deq"})
+    void quantOffMatchesForwardNpz(String seq, String p) {
+        double[][] logits = MiniGolden.model(p).forward(MiniGolden.tokens(seq), ForwardOptions.DEFAULT);
+        String item = "logits." + seq + "." + p + ".q0";
+        double err = MiniGolden.relativeError(MiniGolden.flat(logits), MiniGolden.array("forward.npz", item).asDoubles());
+        assertThat(err).as("%s relative error", item).isLessThan(TOLERANCE);
     }
 
     /**
@@ -33,14 +32,17 @@ class ForwardGoldenTest {
      * before their position (causal attention carries a flip forward only); otherwise they fail.
      */
     @ParameterizedTest
-    @CsvSource({"s001,q1", "s007,q1", "s040,q1", "s300,q1", "s001,q1kv4", "s007,q1kv4", "s040,q1kv4", "s300,q1kv4"})
-    void deqQuantOnMatchesForwardNpz(String seq, String variant) {
+    @CsvSource({"s001,raw,q1", "s007,raw,q1", "s040,raw,q1", "s300,raw,q1",
+        "s001,raw,q1kv4", "s007,raw,q1kv4", "s040,raw,q1kv4", "s300,raw,q1kv4",
+        "s001,deq,q1", "s007,deq,q1", "s040,deq,q1", "s300,deq,q1",
+        "s001,deq,q1kv4", "s007,deq,q1kv4", "s040,deq,q1kv4", "s300,deq,q1kv4"})
+    void quantOnMatchesForwardNpz(String seq, String p, String variant) {
         QuantWatch watch = new QuantWatch();
         ForwardOptions o = ForwardOptions.DEFAULT.withQuant(true).withWatch(watch);
         if (variant.equals("q1kv4")) o = o.withKvCq(4, MiniGolden.kvCodebook4(), 64);
-        double[][] logits = MiniGolden.deq().forward(MiniGolden.tokens(seq), o);
-        double[] expected = MiniGolden.array("forward.npz", "logits." + seq + ".deq." + variant).asDoubles();
-        assertRowsMatchOrFlipExplained("logits." + seq + ".deq." + variant, logits, expected, watch);
+        double[][] logits = MiniGolden.model(p).forward(MiniGolden.tokens(seq), o);
+        String item = "logits." + seq + "." + p + "." + variant;
+        assertRowsMatchOrFlipExplained(item, logits, MiniGolden.array("forward.npz", item).asDoubles(), watch);
     }
 
     /** Row-wise comparison; a failing row needs a recorded near tie at a position <= its own. */

@@ -31,13 +31,21 @@ class KvRoundingTest {
     void fullSequenceAndCachedPathsRoundTheSameWay() {
         ForwardOptions int8 = ForwardOptions.DEFAULT.withInt8Kv(true);
         double[] full = MiniGolden.flat(MiniGolden.deq().forward(TOKENS, int8));
-        double[] stepwise = MiniGolden.flat(DecodeGoldenTest.stepwise(TOKENS, 8, int8));
+        double[] stepwise = MiniGolden.flat(DecodeGoldenTest.stepwise(MiniGolden.deq(), TOKENS, 8, int8));
         // same roundings of the same K/V rows; the rows themselves agree to a few ulps, which could in
         // principle flip a code, but the margin 1e-12 holds on this prompt (no near tie is recorded)
         assertThat(MiniGolden.relativeError(stepwise, full)).isLessThan(1e-12);
         double[] plain = MiniGolden.flat(MiniGolden.deq().forward(TOKENS, ForwardOptions.DEFAULT));
         // int8 with a scale per 32 perturbs K/V by about 0.4% of the block maximum: visible, not large
         assertThat(MiniGolden.relativeError(full, plain)).isBetween(1e-6, 5e-2);
+    }
+
+    @Test
+    void kvBitsTakeTheExportersCodebook() {
+        // the converter's codebook for 4 bits, group 64, is the golden common/codebooks.npz cb.b4.g64 exactly
+        assertThat(ForwardOptions.DEFAULT.withKvBits(4).kvCodebook()).containsExactly(MiniGolden.kvCodebook4());
+        assertThat(ForwardOptions.DEFAULT.withKvBits(4).kvGroup()).isEqualTo(64);
+        assertThat(ForwardOptions.DEFAULT.withKvBits(8).kvBits()).isEqualTo(ForwardOptions.KV_BITS_OFF);
     }
 
     @Test

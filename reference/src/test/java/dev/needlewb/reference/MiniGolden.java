@@ -3,28 +3,43 @@ package dev.needlewb.reference;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.converter.io.NpyArray;
 import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** The golden mini model and its inputs, shared by the reference tests (built once per JVM). */
 final class MiniGolden {
-    private static ReferenceModel deq;
+    private static final Map<String, ReferenceModel> MODELS = new ConcurrentHashMap<>();
 
     private MiniGolden() {}
 
     /** The model over {@code deq_params.npz}: the .cact weights mapped back into the Flax tree. */
-    static synchronized ReferenceModel deq() {
-        if (deq == null) {
+    static ReferenceModel deq() {
+        return model("deq");
+    }
+
+    /**
+     * The golden params {@code p}: {@code raw} = the float32 params of {@code mini.ckpt.pkl} (read with
+     * the converter's Flax checkpoint reader), {@code deq} = {@code deq_params.npz}.
+     */
+    static ReferenceModel model(String p) {
+        return MODELS.computeIfAbsent(p, key -> {
             try {
-                deq = ReferenceModel.fromFlaxParams(Golden.npz(Golden.mini("deq_params.npz")), Geometry.mini());
+                Map<String, NpyArray> params = switch (key) {
+                    case "raw" -> FlaxCheckpointReader.read(Golden.mini("mini.ckpt.pkl")).params();
+                    case "deq" -> Golden.npz(Golden.mini("deq_params.npz"));
+                    default -> throw new IllegalArgumentException("no golden params " + key);
+                };
+                return ReferenceModel.fromFlaxParams(params, Geometry.mini());
             } catch (WorkbenchException e) {
-                fail("golden deq params do not load: " + e.getMessage());
+                return fail("golden " + key + " params do not load: " + e.getMessage());
             }
-        }
-        return deq;
+        });
     }
 
     static int[] tokens(String seq) {

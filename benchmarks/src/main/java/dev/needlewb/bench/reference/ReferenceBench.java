@@ -41,9 +41,10 @@ public class ReferenceBench {
         prompt = tokens(PROMPT, g.vocab(), 11);
     }
 
+    /** Seconds per call: each iteration is a few calls; three warm-up iterations let C2 compile the loops. */
     @Benchmark
-    @Warmup(iterations = 1, time = 5)
-    @Measurement(iterations = 3, time = 10)
+    @Warmup(iterations = 3, time = 5)
+    @Measurement(iterations = 3, time = 5)
     public double[][] prefill256() {
         return model.forward(prompt, ForwardOptions.DEFAULT);
     }

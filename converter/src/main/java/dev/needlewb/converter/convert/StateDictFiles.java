@@ -14,10 +14,10 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /** Reads and writes state dicts (PyTorch key to tensor) in the state-dict formats. */
-final class StateDictFiles {
+public final class StateDictFiles {
     private StateDictFiles() {}
 
-    static Map<String, NpyArray> read(Path file, Format format) throws WorkbenchException {
+    public static Map<String, NpyArray> read(Path file, Format format) throws WorkbenchException {
         try {
             return switch (format) {
                 case SAFETENSORS -> Safetensors.read(file).tensors();

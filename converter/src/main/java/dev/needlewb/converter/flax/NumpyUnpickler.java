@@ -1,10 +1,7 @@
 package dev.needlewb.converter.flax;
 
 import dev.needlewb.converter.io.NpyArray;
-import dev.needlewb.converter.pickle.PickleOp;
-import dev.needlewb.converter.pickle.PickleScanner;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
+import dev.needlewb.converter.pickle.AllowListUnpickler;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -18,21 +15,18 @@ import java.util.Map;
 import java.util.Set;
 import net.razorvine.pickle.IObjectConstructor;
 import net.razorvine.pickle.PickleException;
-import net.razorvine.pickle.PickleUtils;
-import net.razorvine.pickle.Unpickler;
 
 /**
- * Razorvine's unpickler with every global resolved from our own table instead of razorvine's
- * registry (which is static, shared by the whole JVM and knows many classes): ours knows only the
- * numpy/needle allow-list and builds our own types. BUILD is handled without reflection and dicts
- * keep their insertion order. Run it only on bytes {@link PickleScanner} has accepted.
+ * The unpickler of numpy/needle pickles: every global resolved from our own table, which knows
+ * only the numpy/needle allow-list and builds our own types. Run it only on bytes
+ * {@link dev.needlewb.converter.pickle.PickleScanner} has accepted.
  *
  * <p>{@link #load} returns a tree of {@code Map} (insertion order), {@code List} (tuples and
  * lists), {@code String}, {@code Long}, {@code BigInteger}, {@code Double}, {@code Boolean},
  * {@code byte[]}, {@code null} and {@link NpyArray}; a pickled {@code TransformerConfig} becomes
  * the map of its fields.
  */
-final class NumpyUnpickler extends Unpickler {
+final class NumpyUnpickler extends AllowListUnpickler {
     /** Deeper nesting than this is refused (a checkpoint nests about 8 levels). */
     private static final int MAX_DEPTH = 100;
 
@@ -96,22 +90,13 @@ final class NumpyUnpickler extends Unpickler {
         return CONSTRUCTORS.keySet();
     }
 
-    private final Positioned in;
-    private int opcodeOffset;
-
     private NumpyUnpickler(byte[] data) {
-        this.in = new Positioned(data);
+        super(data);
     }
 
     /** Unpickles {@code data}; a failure reports the offset of the opcode being executed. */
     static Object load(byte[] data) throws Failure {
-        NumpyUnpickler u = new NumpyUnpickler(data);
-        Object root;
-        try {
-            root = u.load(u.in);
-        } catch (IOException | RuntimeException e) {
-            throw new Failure(u.opcodeOffset, describe(e));
-        }
+        Object root = new NumpyUnpickler(data).loadAll();
         try {
             return finish(root, 0, new IdentityHashMap<>(), new IdentityHashMap<>());
         } catch (PickleException e) {
@@ -119,79 +104,20 @@ final class NumpyUnpickler extends Unpickler {
         }
     }
 
-    private static String describe(Exception e) {
-        if (e instanceof PickleException && e.getMessage() != null) return e.getMessage();
-        return "malformed pickle (" + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")";
-    }
-
-    /** A load failure and the byte offset of the opcode it happened at (-1 if after the stream). */
-    static final class Failure extends Exception {
-        final long offset;
-
-        Failure(long offset, String message) {
-            super(message);
-            this.offset = offset;
-        }
-    }
-
     @Override
-    protected Object dispatch(short key) throws PickleException, IOException {
-        opcodeOffset = in.position() - 1;
-        switch (key) {
-            case PickleOp.GLOBAL -> {
-                String module = PickleUtils.readline(input);
-                String name = PickleUtils.readline(input);
-                stack.add(resolve(module, name));
-            }
-            case PickleOp.STACK_GLOBAL -> {
-                Object name = stack.pop();
-                Object module = stack.pop();
-                if (!(module instanceof String m) || !(name instanceof String n)) throw new PickleException("STACK_GLOBAL operands are not strings");
-                stack.add(resolve(m, n));
-            }
-            case PickleOp.BUILD -> {
-                Object state = stack.pop();
-                switch (stack.peek()) {
-                    case Buildable target -> target.build(state);
-                    case NumpyDtype dtype -> dtype.build(state);
-                    default -> throw new PickleException("BUILD on an object that takes no state");
-                }
-            }
-            case PickleOp.EMPTY_DICT -> stack.add(new LinkedHashMap<>());
-            case PickleOp.DICT -> {
-                Map<Object, Object> map = new LinkedHashMap<>();
-                putPairs(map, stack.pop_all_since_marker());
-                stack.add(map);
-            }
-            case PickleOp.SETITEMS -> {
-                List<Object> items = stack.pop_all_since_marker();
-                if (!(stack.peek() instanceof Map<?, ?> map)) throw new PickleException("SETITEMS on something that is not a dict");
-                putPairs(cast(map), items);
-            }
-            case PickleOp.INST, PickleOp.OBJ, PickleOp.PERSID, PickleOp.BINPERSID,
-                    PickleOp.EXT1, PickleOp.EXT2, PickleOp.EXT4, PickleOp.NEXT_BUFFER, PickleOp.READONLY_BUFFER ->
-                    throw new PickleException(String.format("opcode 0x%02x is not allowed", (int) key));
-            default -> {
-                return super.dispatch(key);
-            }
-        }
-        return NO_RETURN_VALUE;
-    }
-
-    private IObjectConstructor resolve(String module, String name) {
+    protected Object resolve(String module, String name) {
         IObjectConstructor c = CONSTRUCTORS.get(module + "." + name);
-        if (c == null || name.indexOf('.') >= 0) throw new PickleException("pickle global " + module + "." + name + " is not allowed");
+        if (c == null) throw new PickleException("pickle global " + module + "." + name + " is not allowed");
         return c;
     }
 
-    @SuppressWarnings("unchecked")
-    private static Map<Object, Object> cast(Map<?, ?> map) {
-        return (Map<Object, Object>) map;
-    }
-
-    private static void putPairs(Map<Object, Object> map, List<Object> items) {
-        if (items.size() % 2 != 0) throw new PickleException("odd number of items for a dict");
-        for (int i = 0; i < items.size(); i += 2) map.put(items.get(i), items.get(i + 1));
+    @Override
+    protected void build(Object target, Object state) {
+        switch (target) {
+            case Buildable b -> b.build(state);
+            case NumpyDtype dtype -> dtype.build(state);
+            default -> throw new PickleException("BUILD on an object that takes no state");
+        }
     }
 
     private static void arity(String what, Object[] args, int n) {
@@ -310,16 +236,5 @@ final class NumpyUnpickler extends Unpickler {
         List<Object> out = new ArrayList<>(items.size());
         for (Object item : items) out.add(finish(item, depth + 1, done, open));
         return Collections.unmodifiableList(out);
-    }
-
-    /** The input with its read position visible, to report the offset of a failing opcode. */
-    private static final class Positioned extends ByteArrayInputStream {
-        Positioned(byte[] data) {
-            super(data);
-        }
-
-        int position() {
-            return pos;
-        }
     }
 }

@@ -2,6 +2,7 @@ package dev.needlewb.converter.flax;
 
 import dev.needlewb.converter.FormatException;
 import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.pickle.AllowListUnpickler;
 import dev.needlewb.converter.pickle.PickleScanner;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -60,7 +61,7 @@ public final class SafePickle {
         PickleScanner.scan(file, data, RULES);
         try {
             return NumpyUnpickler.load(data);
-        } catch (NumpyUnpickler.Failure f) {
+        } catch (AllowListUnpickler.Failure f) {
             throw new FormatException(file, f.offset, f.getMessage());
         }
     }

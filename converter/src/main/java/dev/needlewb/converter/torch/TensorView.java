@@ -14,7 +14,12 @@ import java.util.Arrays;
 final class TensorView {
     private TensorView() {}
 
-    static NpyArray materialize(Path file, int index, String name, TorchUnpickler.TensorRef t, byte[] storage) throws FormatException {
+    /**
+     * The view as a C-order array. {@code mayAdopt}: no other tensor will read {@code storage}, so a
+     * view covering all of it in C order can take the array itself instead of a copy.
+     */
+    static NpyArray materialize(Path file, int index, String name, TorchUnpickler.TensorRef t, byte[] storage, boolean mayAdopt)
+            throws FormatException {
         long count = elementCount(t.size());
         if (count > t.storageNumel()) {
             throw new FormatException(file, index, name, FormatException.NO_OFFSET,
@@ -31,8 +36,13 @@ final class TensorView {
         int[] shape = new int[t.size().length];
         for (int d = 0; d < shape.length; d++) shape[d] = (int) t.size()[d];
         int item = t.type().itemSize;
-        byte[] raw = new byte[(int) count * item];
-        if (count > 0) copy(storage, raw, t, item, (int) count);
+        byte[] raw;
+        if (mayAdopt && count == t.storageNumel() && t.offset() == 0 && isCOrder(t)) {
+            raw = storage;
+        } else {
+            raw = new byte[(int) count * item];
+            if (count > 0) copy(storage, raw, t, item, (int) count);
+        }
         if (t.type() != TorchStorageType.BFLOAT16) return new NpyArray(t.type().readDescr, shape, raw);
         byte[] widened = new byte[raw.length * 2];
         for (int i = 0; i < raw.length / 2; i++) {
@@ -40,6 +50,16 @@ final class TensorView {
             widened[4 * i + 3] = raw[2 * i + 1];
         }
         return new NpyArray("<f4", shape, widened);
+    }
+
+    /** Whether the strides are C order's (dimensions of size 1 may have any stride). */
+    private static boolean isCOrder(TorchUnpickler.TensorRef t) {
+        long expected = 1;
+        for (int d = t.size().length - 1; d >= 0; d--) {
+            if (t.size()[d] != 1 && t.stride()[d] != expected) return false;
+            expected *= t.size()[d];
+        }
+        return true;
     }
 
     /** The product of the sizes, Long.MAX_VALUE if it overflows. */

@@ -6,6 +6,7 @@ import dev.needlewb.converter.FormatException;
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.io.AtomicFileWriter;
 import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.converter.pickle.AllowListUnpickler;
 import dev.needlewb.converter.pickle.PickleEmitter;
 import dev.needlewb.converter.pickle.PickleScanner;
 import java.io.BufferedOutputStream;
@@ -14,6 +15,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -148,7 +150,7 @@ public final class TorchStateDict {
     /** Reads a state dict: tensor name to C-order array, in the pickle's order. */
     public static Map<String, NpyArray> read(Path file) throws WorkbenchException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            return read(file, TorchZipReader.open(file, channel));
+            return read(file, channel);
         } catch (NoSuchFileException e) {
             throw new WorkbenchException(file + ": no such file");
         } catch (IOException e) {
@@ -156,7 +158,9 @@ public final class TorchStateDict {
         }
     }
 
-    private static Map<String, NpyArray> read(Path file, TorchZipReader zip) throws IOException, FormatException {
+    /** Reads a state dict from {@code channel}; {@code file} names it in errors. */
+    static Map<String, NpyArray> read(Path file, SeekableByteChannel channel) throws IOException, FormatException {
+        TorchZipReader zip = TorchZipReader.open(file, channel);
         var byteorder = zip.entry("byteorder");
         if (byteorder.isPresent()) {
             String order = new String(zip.readEntry(byteorder.get()), StandardCharsets.US_ASCII).strip();
@@ -169,15 +173,16 @@ public final class TorchStateDict {
         Object root;
         try {
             root = TorchUnpickler.load(pickle);
-        } catch (TorchUnpickler.Failure f) {
+        } catch (AllowListUnpickler.Failure f) {
             throw new FormatException(pklName, f.offset, f.getMessage());
         }
         if (!(root instanceof Map<?, ?> dict)) throw new FormatException(pklName, FormatException.NO_OFFSET, "top-level object is not a dict of tensors");
-        Map<String, byte[]> storages = new HashMap<>();
+        List<String> names = new ArrayList<>();
+        List<TorchUnpickler.TensorRef> refs = new ArrayList<>();
         Map<String, TorchStorageType> storageTypes = new HashMap<>();
-        Map<String, NpyArray> out = new LinkedHashMap<>();
-        int index = 0;
+        Map<String, Integer> usesLeft = new HashMap<>();
         for (var e : dict.entrySet()) {
+            int index = names.size();
             if (!(e.getKey() instanceof String name)) throw new FormatException(pklName, FormatException.NO_OFFSET, "key " + e.getKey() + " is not a string");
             if (!(e.getValue() instanceof TorchUnpickler.TensorRef t)) {
                 throw new FormatException(file, index, name, FormatException.NO_OFFSET, "value is not a tensor");
@@ -187,20 +192,39 @@ public final class TorchStateDict {
                 throw new FormatException(file, index, name, FormatException.NO_OFFSET,
                         "storage " + t.storageKey() + " is used as both " + known.className + " and " + t.type().className);
             }
+            usesLeft.merge(t.storageKey(), 1, Integer::sum);
+            names.add(name);
+            refs.add(t);
+        }
+        // each storage is read once, kept while later tensors view it, and handed over to its last view
+        Map<String, byte[]> storages = new HashMap<>();
+        Map<String, NpyArray> out = new LinkedHashMap<>();
+        for (int index = 0; index < refs.size(); index++) {
+            String name = names.get(index);
+            TorchUnpickler.TensorRef t = refs.get(index);
             byte[] storage = storages.get(t.storageKey());
             if (storage == null) {
                 var entry = zip.entry("data/" + t.storageKey()).orElseThrow(() -> new FormatException(file, FormatException.NO_OFFSET,
                         "tensor " + name + " needs storage entry " + zip.root() + "/data/" + t.storageKey() + ", which is missing"));
-                if (t.storageNumel() > entry.size() || entry.size() != t.storageNumel() * t.type().itemSize) {
-                    throw new FormatException(file, entry.localOffset(), "entry " + entry.name() + " holds " + entry.size() + " bytes, but its "
-                            + t.type().className + " of " + t.storageNumel() + " elements needs " + t.storageNumel() * t.type().itemSize);
-                }
+                checkStorageSize(file, index, name, t, entry.name(), entry.size());
                 storage = zip.readEntry(entry);
                 storages.put(t.storageKey(), storage);
             }
-            out.put(name, TensorView.materialize(file, index, name, t, storage));
-            index++;
+            checkStorageSize(file, index, name, t, zip.root() + "/data/" + t.storageKey(), storage.length);
+            boolean lastUse = usesLeft.merge(t.storageKey(), -1, Integer::sum) == 0;
+            if (lastUse) storages.remove(t.storageKey());
+            out.put(name, TensorView.materialize(file, index, name, t, storage, lastUse));
         }
         return out;
+    }
+
+    /** Every tensor's storage declaration must match the entry: views are checked against the declared numel. */
+    private static void checkStorageSize(Path file, int index, String name, TorchUnpickler.TensorRef t, String entry, long bytes)
+            throws FormatException {
+        if (t.storageNumel() > bytes || bytes != t.storageNumel() * t.type().itemSize) {
+            throw new FormatException(file, index, name, FormatException.NO_OFFSET, "storage entry " + entry + " holds " + bytes
+                    + " bytes, but a " + t.type().className + " of " + t.storageNumel() + " elements needs "
+                    + (t.storageNumel() > bytes ? "more" : Long.toString(t.storageNumel() * t.type().itemSize)));
+        }
     }
 }

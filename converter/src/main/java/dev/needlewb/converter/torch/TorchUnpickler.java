@@ -1,27 +1,22 @@
 package dev.needlewb.converter.torch;
 
-import dev.needlewb.converter.pickle.PickleOp;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
+import dev.needlewb.converter.pickle.AllowListUnpickler;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import net.razorvine.pickle.IObjectConstructor;
 import net.razorvine.pickle.PickleException;
-import net.razorvine.pickle.PickleUtils;
-import net.razorvine.pickle.Unpickler;
 
 /**
- * Razorvine's unpickler for a torch {@code data.pkl}, with every global resolved from our own
- * table: {@code OrderedDict} (a map; its BUILD state, the module {@code _metadata}, is dropped),
+ * The unpickler of a torch {@code data.pkl}, every global resolved from our own table:
+ * {@code OrderedDict} (a map; its BUILD state, the module {@code _metadata}, is dropped),
  * {@code _rebuild_tensor_v2} and {@code _rebuild_parameter} (a {@link TensorRef}), and the typed
  * storage classes (only as the type inside a storage persistent id). Run it only on bytes the
- * scanner has accepted with {@link #RULES}.
+ * scanner has accepted with {@link TorchStateDict}'s rules.
  */
-final class TorchUnpickler extends Unpickler {
+final class TorchUnpickler extends AllowListUnpickler {
 
     /** A tensor as the pickle describes it: a view of one storage. */
     record TensorRef(TorchStorageType type, String storageKey, long storageNumel, long offset, long[] size, long[] stride) {}
@@ -45,82 +40,33 @@ final class TorchUnpickler extends Unpickler {
     /** The globals a torch state dict pickle may name. */
     static final Set<String> ALLOWED_GLOBALS = GLOBALS.keySet();
 
-    private final Positioned in;
-    private int opcodeOffset;
-
     private TorchUnpickler(byte[] data) {
-        this.in = new Positioned(data);
+        super(data);
     }
 
     /** The pickle's top-level value; a failure reports the offset of the opcode being executed. */
     static Object load(byte[] data) throws Failure {
-        TorchUnpickler u = new TorchUnpickler(data);
-        try {
-            return u.load(u.in);
-        } catch (IOException | RuntimeException e) {
-            String m = e instanceof PickleException && e.getMessage() != null ? e.getMessage()
-                    : "malformed pickle (" + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")";
-            throw new Failure(u.opcodeOffset, m);
-        }
+        return new TorchUnpickler(data).loadAll();
     }
 
-    /** A load failure at the byte offset of an opcode. */
-    static final class Failure extends Exception {
-        final long offset;
+    @Override
+    protected Object resolve(String module, String name) {
+        Object c = GLOBALS.get(module + "." + name);
+        if (c == null) throw new PickleException("pickle global " + module + "." + name + " is not allowed");
+        return c;
+    }
 
-        Failure(long offset, String message) {
-            super(message);
-            this.offset = offset;
+    /** Only an OrderedDict's attribute dict (torch's {@code _metadata}), which is dropped. */
+    @Override
+    protected void build(Object target, Object state) {
+        if (!(target instanceof Map<?, ?>) || !(state instanceof Map<?, ?>)) {
+            throw new PickleException("BUILD is only accepted as an OrderedDict's attribute dict");
         }
     }
 
     @Override
-    protected Object dispatch(short key) throws PickleException, IOException {
-        opcodeOffset = in.position() - 1;
-        switch (key) {
-            case PickleOp.GLOBAL -> {
-                String module = PickleUtils.readline(input);
-                String name = PickleUtils.readline(input);
-                stack.add(resolve(module, name));
-            }
-            case PickleOp.STACK_GLOBAL -> {
-                Object name = stack.pop();
-                Object module = stack.pop();
-                if (!(module instanceof String m) || !(name instanceof String n)) throw new PickleException("STACK_GLOBAL operands are not strings");
-                stack.add(resolve(m, n));
-            }
-            case PickleOp.BINPERSID -> stack.add(storage(stack.pop()));
-            case PickleOp.BUILD -> {
-                Object state = stack.pop();
-                if (!(stack.peek() instanceof Map<?, ?>) || !(state instanceof Map<?, ?>)) {
-                    throw new PickleException("BUILD is only accepted as an OrderedDict's attribute dict");
-                }
-            }
-            case PickleOp.EMPTY_DICT -> stack.add(new LinkedHashMap<>());
-            case PickleOp.DICT -> {
-                Map<Object, Object> map = new LinkedHashMap<>();
-                putPairs(map, stack.pop_all_since_marker());
-                stack.add(map);
-            }
-            case PickleOp.SETITEMS -> {
-                List<Object> items = stack.pop_all_since_marker();
-                if (!(stack.peek() instanceof Map<?, ?> map)) throw new PickleException("SETITEMS on something that is not a dict");
-                putPairs(cast(map), items);
-            }
-            case PickleOp.INST, PickleOp.OBJ, PickleOp.PERSID, PickleOp.NEWOBJ_EX,
-                    PickleOp.EXT1, PickleOp.EXT2, PickleOp.EXT4, PickleOp.NEXT_BUFFER, PickleOp.READONLY_BUFFER ->
-                    throw new PickleException(String.format("opcode 0x%02x is not allowed", (int) key));
-            default -> {
-                return super.dispatch(key);
-            }
-        }
-        return NO_RETURN_VALUE;
-    }
-
-    private static Object resolve(String module, String name) {
-        Object c = GLOBALS.get(module + "." + name);
-        if (c == null || name.indexOf('.') >= 0) throw new PickleException("pickle global " + module + "." + name + " is not allowed");
-        return c;
+    protected Object persistentId(Object pid) {
+        return storage(pid);
     }
 
     private static StorageRef storage(Object pid) {
@@ -175,26 +121,5 @@ final class TorchUnpickler extends Unpickler {
 
     private static void arity(String what, Object[] args, int n) {
         if (args.length != n) throw new PickleException(what + " called with " + args.length + " arguments, expected " + n);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<Object, Object> cast(Map<?, ?> map) {
-        return (Map<Object, Object>) map;
-    }
-
-    private static void putPairs(Map<Object, Object> map, List<Object> items) {
-        if (items.size() % 2 != 0) throw new PickleException("odd number of items for a dict");
-        for (int i = 0; i < items.size(); i += 2) map.put(items.get(i), items.get(i + 1));
-    }
-
-    /** The input with its read position visible, to report the offset of a failing opcode. */
-    private static final class Positioned extends ByteArrayInputStream {
-        Positioned(byte[] data) {
-            super(data);
-        }
-
-        int position() {
-            return pos;
-        }
     }
 }

@@ -4,7 +4,7 @@ import dev.needlewb.converter.FormatException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -33,19 +33,19 @@ final class TorchZipReader {
     record Entry(String name, int method, long crc, long compressedSize, long size, long localOffset, long cenOffset) {}
 
     private final Path file;
-    private final FileChannel channel;
+    private final SeekableByteChannel channel;
     private final long fileSize;
     private final Map<String, Entry> entries = new LinkedHashMap<>();
     private String root;
     private long cenStart;
 
-    private TorchZipReader(Path file, FileChannel channel) throws IOException {
+    private TorchZipReader(Path file, SeekableByteChannel channel) throws IOException {
         this.file = file;
         this.channel = channel;
         this.fileSize = channel.size();
     }
 
-    static TorchZipReader open(Path file, FileChannel channel) throws IOException, FormatException {
+    static TorchZipReader open(Path file, SeekableByteChannel channel) throws IOException, FormatException {
         TorchZipReader r = new TorchZipReader(file, channel);
         r.readDirectory();
         return r;
@@ -174,7 +174,7 @@ final class TorchZipReader {
         if (position < 0 || length < 0 || position + length > fileSize) throw fail(position, "needs " + length + " bytes past the end of the file (truncated)");
         ByteBuffer b = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
         while (b.hasRemaining()) {
-            if (channel.read(b, position + b.position()) < 0) throw fail(position, "file ends early (truncated)");
+            if (channel.position(position + b.position()).read(b) < 0) throw fail(position, "file ends early (truncated)");
         }
         return b.flip();
     }

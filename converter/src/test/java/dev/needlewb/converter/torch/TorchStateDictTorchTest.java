@@ -106,8 +106,13 @@ class TorchStateDictTorchTest {
                 dump('kinds', kinds)
                 torch.save({'p': torch.nn.Parameter(torch.randn(2, 2))}, os.path.join(d, 'param.pt'))
                 np.savez(os.path.join(d, 'param.npz'), p=torch.load(os.path.join(d, 'param.pt'))['p'].detach().numpy())
+                # the same module archive with DEFLATE entries (torch never compresses, other zip tools may)
+                import zipfile
+                with zipfile.ZipFile(os.path.join(d, 'module.pt')) as src, zipfile.ZipFile(os.path.join(d, 'deflated.pt'), 'w', zipfile.ZIP_DEFLATED) as dst:
+                    for info in src.infolist(): dst.writestr(info.filename, src.read(info.filename))
+                os.link(os.path.join(d, 'module.npz'), os.path.join(d, 'deflated.npz'))
                 """, dir.toString());
-        for (String name : new String[] {"module", "views", "kinds", "param"}) {
+        for (String name : new String[] {"module", "views", "kinds", "param", "deflated"}) {
             Map<String, NpyArray> ours = TorchStateDict.read(dir.resolve(name + ".pt"));
             Map<String, NpyArray> expected = Npz.read(dir.resolve(name + ".npz"));
             assertThat(ours.keySet()).as(name).containsExactlyElementsOf(expected.keySet());

@@ -234,7 +234,9 @@ public final class Converter {
             if (to == Format.FLAX) {
                 FlaxCheckpoint converted = WeightTargets.checkpoint(dtyped(), meta);
                 Map<String, NpyArray> params = new TreeMap<>(FlaxParamShapes.TREE_ORDER);
-                if (from != Format.FLAX) params.putAll(meta.params());
+                // leaves the weights do not cover (a .cact lacks log_temp and MTP; extra params) come from the
+                // --config checkpoint, or from the input checkpoint itself
+                if (from != Format.FLAX || request.config() == null) params.putAll(meta.params());
                 params.putAll(converted.params());
                 FlaxCheckpointWriter.write(converted.withParams(new LinkedHashMap<>(params)), request.output(), inputs);
             } else {

@@ -1,6 +1,7 @@
 package dev.needlewb.converter.convert;
 
 import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.converter.cact.CactWriter;
@@ -28,6 +29,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.SequencedMap;
 import java.util.TreeMap;
@@ -110,6 +112,7 @@ public final class Converter {
             if (r.dtype() != null && !r.dtype().equals("f32") && !r.dtype().equals("f16")) {
                 throw new WorkbenchException("--dtype must be f32 or f16, not " + r.dtype());
             }
+            if (r.dtype() != null && to == Format.CACT) throw new WorkbenchException("--dtype applies to state-dict and checkpoint outputs, not a .cact");
             if (to == Format.FLAX && from != Format.FLAX && r.config() == null) {
                 throw new WorkbenchException("writing a checkpoint from a " + from.label() + " needs --config CKPT.pkl (config, step, run)");
             }
@@ -161,7 +164,7 @@ public final class Converter {
         }
 
         private byte[] tokenizer(Path file) throws WorkbenchException {
-            if (file.getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".cact")) return openCact(file).tokenizerBlob().toArray(ValueLayout.JAVA_BYTE);
+            if (file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".cact")) return openCact(file).tokenizerBlob().toArray(ValueLayout.JAVA_BYTE);
             return SentencePieceModel.read(file).toVocab().toBytes();
         }
 
@@ -186,12 +189,12 @@ public final class Converter {
                     long bytes;
                     if (base != null) {
                         TensorRecord r = base.tensor(i);
-                        q = r.dtype() == dev.needlewb.converter.cact.CactDType.CQ ? TensorConversion.cq(r.bits(), r.group()) : r.dtype().name().toLowerCase();
+                        q = r.dtype() == CactDType.CQ ? TensorConversion.cq(r.bits(), r.group()) : r.dtype().name().toLowerCase(Locale.ROOT);
                         bytes = r.nbytes();
                     } else {
                         q = quantization(row, bits);
                         bytes = row.storage() == Storage.RAW ? weights.tokenizer().length
-                                : row.storage() == Storage.CQ ? TensorBytes.of(dev.needlewb.converter.cact.CactDType.CQ, longs(row.shape()), CactExporter.GROUP, bits.recordBitsFor(row.name()))
+                                : row.storage() == Storage.CQ ? TensorBytes.of(CactDType.CQ, longs(row.shape()), CactExporter.GROUP, bits.recordBitsFor(row.name()))
                                 : 2 * NpyArray.elementCount(row.shape());
                     }
                     rows.add(new PlanRow(row.name(), row.name(), row.transform(), q, bytes));
@@ -231,7 +234,9 @@ public final class Converter {
             if (to == Format.FLAX) {
                 FlaxCheckpoint converted = WeightTargets.checkpoint(dtyped(), meta);
                 Map<String, NpyArray> params = new TreeMap<>(FlaxParamShapes.TREE_ORDER);
-                if (from != Format.FLAX) params.putAll(meta.params());
+                // leaves the weights do not cover (a .cact lacks log_temp and MTP; extra params) come from the
+                // --config checkpoint, or from the input checkpoint itself
+                if (from != Format.FLAX || request.config() == null) params.putAll(meta.params());
                 params.putAll(converted.params());
                 FlaxCheckpointWriter.write(converted.withParams(new LinkedHashMap<>(params)), request.output(), inputs);
             } else {

@@ -5,6 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.cact.CactWriter;
+import dev.needlewb.converter.cact.ProbeHead;
+import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.converter.synth.SyntheticCact;
+import dev.needlewb.converter.synth.SyntheticTokenizerBlob;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.converter.flax.FlaxCheckpointWriter;
@@ -183,6 +188,23 @@ class ConverterTest {
         }
         assertThatThrownBy(() -> Converter.run(withBase(st, tmp.resolve("x.cact"), MINI_CACT), QUIET))
                 .isInstanceOf(WorkbenchException.class).hasMessageContaining("layers.99.attn.q_proj.weight");
+    }
+
+    @Test
+    void aBaseOfAnotherGeometryIsRefused(@TempDir Path tmp) throws Exception {
+        Path st = tmp.resolve("mini.safetensors");
+        Converter.run(request(MINI_CACT, st), QUIET);
+        Geometry g = Geometry.mini();
+        Geometry wider = new Geometry(g.vocab(), g.dModel(), g.numHeads(), g.numKvHeads(), g.numLayers() + 1, g.headDim(), g.maxSeqLen(),
+                g.hadaN(), g.mhcLanes(), g.engramSlots(), g.engramSubDim(), g.numEngramTables(), g.engramConvTaps(),
+                g.engramConvDilation(), g.engramOrders(), g.engramSites(), g.ropeTheta(), g.kvWindow(), g.kvBits());
+        Path base = tmp.resolve("other.cact");
+        CactWriter.write(SyntheticCact.build(wider, 3, List.of(ProbeHead.CONTRASTIVE, ProbeHead.CONFIDENCE),
+                SyntheticTokenizerBlob.of(g.vocab(), 20_000)), base);
+        Path out = tmp.resolve("out.cact");
+        assertThatThrownBy(() -> Converter.run(withBase(st, out, base), QUIET))
+                .isInstanceOf(WorkbenchException.class).hasMessageContaining("mhc.a_pre").hasMessageContaining("the model needs [7]");
+        assertThat(out).doesNotExist();
     }
 
     private static String sha(Path p) throws Exception {

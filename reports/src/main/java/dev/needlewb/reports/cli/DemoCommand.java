@@ -31,6 +31,8 @@ import picocli.CommandLine.Option;
 final class DemoCommand implements Callable<Integer> {
     /** Size of the released file's RAW tokenizer blob (SPEC section 5), so the synthetic file has the published size. */
     static final int RELEASED_TOKENIZER_BYTES = 115_215;
+    /** A tensor of the released geometry's middle layer for the quantizer study. */
+    static final String STUDIED_TENSOR = "layer13.q_proj";
 
     @Option(names = "--out", paramLabel = "DIR", defaultValue = "needle-wb-out/demo",
             description = "Folder for the model and the reports (default: ${DEFAULT-VALUE}).")
@@ -83,6 +85,25 @@ final class DemoCommand implements Callable<Integer> {
         }
         java.nio.file.Files.delete(rewritten);
 
+        Path pt = out.resolve("needle2-synthetic.pt");
+        Path back = out.resolve("needle2-synthetic.from-pt.cact");
+        t0 = System.nanoTime();
+        subcommand("convert", model.toString(), "--to", pt.toString());
+        subcommand("convert", pt.toString(), "--to", back.toString(), "--base", model.toString());
+        try (CactFile again = CactFile.open(back)) {
+            boolean identical = again.sha256().equals(sha);
+            step(say, "convert", ".cact -> PyTorch .pt -> .cact with --base: " + (identical ? "byte-identical" : "DIFFERENT"), t0);
+            if (!identical) throw new WorkbenchException(back + ": the unedited .pt round trip changed the file");
+        }
+        written.addAll(List.of(pt, back, out.resolve("needle2-synthetic.pt.manifest.json"),
+                out.resolve("needle2-synthetic.from-pt.cact.manifest.json")));
+
+        t0 = System.nanoTime();
+        Path studyDir = out.resolve("idempotence");
+        subcommand("study", "idempotence", model.toString(), "--tensor", STUDIED_TENSOR, "--rounds", "6", "--out", studyDir.toString());
+        step(say, "study", "re-quantization of " + STUDIED_TENSOR + " for 6 rounds (codes, norms, weight drift)", t0);
+        written.addAll(List.of(studyDir.resolve("idempotence.md"), studyDir.resolve("idempotence.html")));
+
         Report report = new Report("demo", List.of(InputFile.of("model", model)), CommandLines.of(spec));
         var stepsNode = report.body().putArray("steps");
         steps.forEach(stepsNode::add);
@@ -96,6 +117,14 @@ final class DemoCommand implements Callable<Integer> {
         for (Path p : written) say.println("  " + p);
         say.flush();
         return 0;
+    }
+
+    /** Runs another command of the workbench exactly as a user would; its own output is kept only on failure. */
+    private static void subcommand(String... args) throws WorkbenchException {
+        java.io.StringWriter log = new java.io.StringWriter();
+        PrintWriter sink = new PrintWriter(log, true);
+        int exit = Main.run(args, sink, sink);
+        if (exit != 0) throw new WorkbenchException("demo step 'needle-wb " + String.join(" ", args) + "' failed: " + log.toString().strip());
     }
 
     private void step(PrintWriter say, String name, String what, long startNanos) {

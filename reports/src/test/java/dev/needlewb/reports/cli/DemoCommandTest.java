@@ -1,0 +1,25 @@
+package dev.needlewb.reports.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The README's main command, end to end on the released geometry. */
+class DemoCommandTest {
+    @Test
+    void demoRunsEndToEndAndReportsThePublishedCounts(@TempDir Path dir) throws Exception {
+        CliRun run = CliRun.of("demo", "--out", dir.toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        assertThat(run.out()).contains("405 tensors, 43,634,423 parameters, 13,737,807 bytes, 2.255206 bit weighted code width");
+        assertThat(run.out()).contains("read then write unchanged: byte-identical");
+        assertThat(run.out()).contains(".cact -> PyTorch .pt -> .cact with --base: byte-identical");
+        JsonNode inspect = new ObjectMapper().readTree(dir.resolve("inspect.json").toFile()).get("inspect");
+        assertThat(inspect.at("/categories/CQ2/bytes").asLong()).isEqualTo(10_027_008L);
+        assertThat(dir.resolve("idempotence/idempotence.html")).exists();
+        assertThat(dir.resolve("demo.json")).exists();
+    }
+}

@@ -133,6 +133,19 @@ public final class ParityReport {
             md.item("logits", String.format(Locale.ROOT, "top-1 %.4f, top-5 overlap %.4f, mean KL %.3g, max KL %.3g, max prob diff %.3g",
                     l.top1(), l.top5(), l.meanKl(), l.maxKl(), l.maxProbDiff()));
             md.blank();
+            Map<String, double[]> growth = c.relL2ByLayer();
+            if (!growth.isEmpty()) {
+                md.paragraph("Relative L2 error by layer:");
+                List<String> headers = new ArrayList<>(List.of("site"));
+                IntStream.range(0, c.layers()).forEach(i -> headers.add(">L" + i));
+                List<List<String>> table = new ArrayList<>();
+                growth.forEach((site, values) -> {
+                    List<String> row = new ArrayList<>(List.of(site));
+                    for (double v : values) row.add(Double.isNaN(v) ? "" : g(v));
+                    table.add(row);
+                });
+                md.table(headers, table);
+            }
             md.table(List.of("tap", ">max abs", ">RMS", ">rel L2", ">cosine", ">max ulps", "verdict"), rows(c));
         }
         Report.appendProvenance(md, inputs);

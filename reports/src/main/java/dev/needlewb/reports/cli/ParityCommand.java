@@ -50,7 +50,7 @@ final class ParityCommand implements Callable<Integer> {
             description = "Tolerance profile for every engine (default: strict for exact, int8 for int8).")
     String profile;
 
-    @Option(names = "--out", defaultValue = "parity", paramLabel = "DIR", description = "Folder for parity.json, parity.md and parity.html (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--out", defaultValue = "needle-wb-out/parity", paramLabel = "DIR", description = "Folder for parity.json, parity.md and parity.html (default: ${DEFAULT-VALUE}).")
     Path out;
 
     @picocli.CommandLine.Spec

@@ -68,6 +68,9 @@ final class ReferenceCommand implements Callable<Integer> {
     @Option(names = "--heads", description = "Also write the probe heads' outputs (contrastive vector, confidence logit) when present.")
     boolean heads;
 
+    @Option(names = "--mtp", description = "Also write the MTP branch's logits (training checkpoints that carry mtp_* parameters).")
+    boolean mtp;
+
     @Option(names = "--out", required = true, paramLabel = "FILE.npz", description = "Output .npz (numpy reads it).")
     Path out;
 
@@ -112,6 +115,8 @@ final class ReferenceCommand implements Callable<Integer> {
             arrays.put("hidden_cells", NpyExport.cube(ref.hiddenCells(ids, plain)));
         }
         if (heads && ref.hasContrastiveHead()) arrays.put("contrastive", NpyExport.vector(ref.contrastive(ids, plain)));
+        if (mtp && !ref.hasMtp()) throw new WorkbenchException(model + ": --mtp, but the model has no MTP branch (mtp_* parameters)");
+        if (mtp) arrays.put("mtp_logits", NpyExport.matrix(ref.mtpLogits(ids, plain)));
         if (heads && ref.hasConfidenceHead()) arrays.put("confidence", NpyExport.scalar(ref.confidence(ids, plain)));
 
         AtomicFileWriter.write(out, ch -> {

@@ -63,5 +63,8 @@ class ReferenceCommandTest {
         CliRun id = CliRun.of("reference", cact, "--tokens", "2,9999", "--out", dir.resolve("b.npz").toString());
         assertThat(id.err().strip()).isEqualTo("needle-wb: token 1 is id 9999, outside the vocabulary (ids 0..511)");
         assertThat(dir.resolve("b.npz")).doesNotExist();
+        CliRun mtp = CliRun.of("reference", cact, "--tokens", "2,3", "--mtp", "--out", dir.resolve("c.npz").toString());
+        assertThat(mtp.err()).contains("the model has no MTP branch");
+        assertThat(dir.resolve("c.npz")).doesNotExist();
     }
 }

@@ -71,6 +71,9 @@ final class BenchCommand implements Callable<Integer> {
         PrintWriter say = spec.commandLine().getErr();
         List<BenchRun> runs = new ArrayList<>();
         for (int i = 0; i < warmup + repetitions; i++) {
+            // The previous run's engine is garbage now: collect it outside the timed region so
+            // neither its collection nor its pages count against this run.
+            System.gc();
             BenchRun run = runOnce(options);
             if (i >= warmup) runs.add(run);
             say.printf(Locale.ROOT, "%s %d: prefill %.1f tok/s, decode %.1f tok/s%n", i < warmup ? "warm-up" : "run",

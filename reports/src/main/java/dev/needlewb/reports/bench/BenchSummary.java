@@ -45,6 +45,15 @@ public final class BenchSummary {
         if (peakRss.available()) body.put("peak_rss_kib", peakRss.kib());
         else body.putNull("peak_rss_kib");
         body.put("peak_rss_note", peakRss.note());
+        body.put("jvm_max_heap_mib", maxHeapMib());
+    }
+
+    /**
+     * The heap limit bounds the RSS: the JVM grows its heap with the garbage of per-token work long
+     * before it collects, so peak RSS reflects this limit (set it with -Xmx) more than live data.
+     */
+    private static long maxHeapMib() {
+        return Runtime.getRuntime().maxMemory() >> 20;
     }
 
     public String markdown(Path model, EngineOptions options, int warmup, int repetitions, List<InputFile> inputs) {
@@ -58,6 +67,7 @@ public final class BenchSummary {
         md.item("output tokens", runs.getFirst().outputTokens());
         md.item("peak RSS", peakRss.available() ? String.format(Locale.ROOT, "%.1f MiB (%s)", peakRss.kib() / 1024.0, peakRss.note())
                 : "unavailable: " + peakRss.note());
+        md.item("JVM max heap", maxHeapMib() + " MiB (bounds the peak RSS; set with -Xmx)");
         md.blank();
         List<List<String>> rows = new ArrayList<>();
         for (String metric : runs.getFirst().metrics().keySet()) {

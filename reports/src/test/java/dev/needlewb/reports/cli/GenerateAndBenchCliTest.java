@@ -96,6 +96,7 @@ class GenerateAndBenchCliTest {
         assertThat(decode.get("min").asDouble()).isLessThanOrEqualTo(decode.get("median").asDouble());
         assertThat(decode.get("median").asDouble()).isLessThanOrEqualTo(decode.get("max").asDouble());
         if (Files.exists(Path.of("/proc/self/status"))) assertThat(bench.get("peak_rss_kib").asLong()).isPositive();
+        assertThat(bench.get("jvm_max_heap_mib").asLong()).isPositive();
         assertThat(Files.readString(dir.resolve("bench.md"))).contains("decode_tokens_per_s").contains("peak RSS").contains("Provenance");
     }
 

@@ -4,7 +4,6 @@ import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.Session;
 import dev.needlewb.engine.tokenizer.Tokenizer;
-import java.util.Arrays;
 
 /**
  * Runs a prompt through a fresh session and generates: prefill token by token, then pick, stream,
@@ -67,14 +66,13 @@ public final class Generator {
         long start = System.nanoTime();
         float[] logits = session.prefill(promptIds);
         long prefilled = System.nanoTime();
-        int[] out = new int[maxNew];
-        int count = 0, steps = 0;
+        TextStream stream = new TextStream(tokenizer);
+        int count = 0, steps = 0, previous = -1;
         StopReason reason = StopReason.MAX_NEW;
-        String emitted = "";
         long firstToken = 0;
         while (count < maxNew) {
             if (count > 0) {
-                logits = session.step(out[count - 1]);
+                logits = session.step(previous);
                 steps++;
             }
             int next = sampler.next(logits);
@@ -87,22 +85,17 @@ public final class Generator {
                 reason = StopReason.MAX_POSITIONS;
                 break;
             }
-            out[count++] = next;
-            String text = tokenizer.decode(Arrays.copyOf(out, count));
-            String delta = "";
-            if (!text.endsWith("\uFFFD") && text.length() > emitted.length()) {
-                delta = text.substring(emitted.length());
-                emitted = text;
-            }
+            count++;
+            previous = next;
+            String delta = stream.append(next);
             if (listener != null) listener.onToken(next, delta);
         }
         long end = System.nanoTime();
-        int[] generated = Arrays.copyOf(out, count);
-        String text = tokenizer.decode(generated);
-        if (listener != null && text.length() > emitted.length()) listener.onToken(-1, text.substring(emitted.length()));
+        String rest = stream.finish();
+        if (listener != null && !rest.isEmpty()) listener.onToken(-1, rest);
         if (count == 0) firstToken = end;
         Timings timings = new Timings(prefilled - start, firstToken - start, end - firstToken, steps);
-        return new Result(promptIds, generated, text, reason, timings);
+        return new Result(promptIds, stream.ids(), stream.text(), reason, timings);
     }
 
     private void check(int[] promptIds, int maxNew) throws WorkbenchException {

@@ -50,8 +50,7 @@ final class TokenArguments {
         if (file != null) {
             if (file.toString().endsWith(".cact")) {
                 try (CactFile cact = CactFile.open(file)) {
-                    var record = cact.tensors().getLast();
-                    return TokenizerVocab.parse(cact.tokenizerBlob(), file, record.index(), record.offset());
+                    return ModelTokenizer.of(cact).vocab();
                 }
             }
             return SentencePieceModel.read(file).toVocab();

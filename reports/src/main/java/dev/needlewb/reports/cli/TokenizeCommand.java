@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.converter.cact.TensorRecord;
-import dev.needlewb.converter.tokenizer.TokenizerVocab;
 import dev.needlewb.engine.tokenizer.Tokenizer;
 import dev.needlewb.reports.report.Report;
 import java.io.PrintWriter;
@@ -43,11 +41,9 @@ final class TokenizeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws WorkbenchException {
         try (CactFile cact = CactFile.open(model)) {
-            TensorRecord record = cact.tensors().getLast();
-            Tokenizer tokenizer = new Tokenizer(TokenizerVocab.parse(cact.tokenizerBlob(), model, record.index(), record.offset()));
+            Tokenizer tokenizer = ModelTokenizer.of(cact);
             int[] ids = input.text != null ? input.text.isEmpty() ? new int[0] : tokenizer.encode(input.text) : input.ids;
             String text = input.text != null ? input.text : tokenizer.decode(ids);
-            if (input.ids != null) tokenizer.decode(ids);
             PrintWriter out = spec.commandLine().getOut();
             if (json) {
                 ObjectNode node = Report.JSON.createObjectNode();

@@ -1,0 +1,126 @@
+package dev.needlewb.reports.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.engine.Engine;
+import dev.needlewb.engine.EngineOptions;
+import dev.needlewb.engine.generate.Generator;
+import dev.needlewb.engine.generate.Sampler;
+import dev.needlewb.engine.tokenizer.Tokenizer;
+import dev.needlewb.reports.bench.BenchRun;
+import dev.needlewb.reports.bench.BenchSummary;
+import dev.needlewb.reports.bench.PeakRss;
+import dev.needlewb.reports.report.InputFile;
+import dev.needlewb.reports.report.Report;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = "Time the engine on a model: load, tokenization, prefill, time to first token, decode, peak RSS;"
+                + " writes bench.json and bench.md.")
+final class BenchCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "MODEL.cact")
+    Path model;
+
+    @Option(names = "--prompt", paramLabel = "TEXT", defaultValue = "What is the weather in Paris?",
+            description = "Prompt text, fed behind BOS (default: ${DEFAULT-VALUE}).")
+    String prompt;
+
+    @Option(names = "--prompt-tokens", paramLabel = "N",
+            description = "Stretch or cut the prompt to exactly N tokens (BOS, then the text's ids repeated).")
+    Integer promptTokens;
+
+    @Option(names = "--new-tokens", paramLabel = "N", defaultValue = "64",
+            description = "Tokens generated per run; EOS does not stop a run (default: ${DEFAULT-VALUE}).")
+    int newTokens;
+
+    @Option(names = "--warmup", paramLabel = "N", defaultValue = "3", description = "Untimed runs first (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--repetitions", paramLabel = "N", defaultValue = "5", description = "Timed runs (default: ${DEFAULT-VALUE}).")
+    int repetitions;
+
+    @Mixin
+    EngineArguments engineArguments;
+
+    @Option(names = "--out", paramLabel = "DIR", defaultValue = "needle-wb-out/bench",
+            description = "Folder for bench.json and bench.md (default: ${DEFAULT-VALUE}).")
+    Path out;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws WorkbenchException, IOException {
+        if (newTokens < 1) throw new WorkbenchException("--new-tokens must be at least 1, got " + newTokens);
+        if (warmup < 0) throw new WorkbenchException("--warmup must be >= 0, got " + warmup);
+        if (repetitions < 1) throw new WorkbenchException("--repetitions must be at least 1, got " + repetitions);
+        if (promptTokens != null && promptTokens < 1) throw new WorkbenchException("--prompt-tokens must be at least 1, got " + promptTokens);
+        EngineOptions options = engineArguments.options();
+        InputFile input = InputFile.of("model", model);
+        PrintWriter say = spec.commandLine().getErr();
+        List<BenchRun> runs = new ArrayList<>();
+        for (int i = 0; i < warmup + repetitions; i++) {
+            // The previous run's engine is garbage now: collect it outside the timed region so
+            // neither its collection nor its pages count against this run.
+            System.gc();
+            BenchRun run = runOnce(options);
+            if (i >= warmup) runs.add(run);
+            say.printf(Locale.ROOT, "%s %d: prefill %.1f tok/s, decode %.1f tok/s%n", i < warmup ? "warm-up" : "run",
+                    i < warmup ? i + 1 : i - warmup + 1, run.prefillTokensPerSecond(), run.decodeTokensPerSecond());
+            say.flush();
+        }
+        BenchSummary summary = new BenchSummary(runs, PeakRss.read());
+        Report report = new Report("bench", List.of(input), CommandLines.of(spec));
+        ObjectNode body = report.body();
+        body.put("mode", options.mode().name().toLowerCase(Locale.ROOT));
+        body.put("threads", options.threads());
+        body.put("warmup", warmup);
+        body.put("repetitions", repetitions);
+        body.put("prompt_text", prompt);
+        summary.fill(body);
+        String markdown = summary.markdown(model, options, warmup, repetitions, List.of(input));
+        List<Path> written = ReportFiles.write(out, "bench", report, markdown, null, model);
+        PrintWriter stdout = spec.commandLine().getOut();
+        stdout.print(markdown);
+        for (Path p : written) stdout.println("wrote " + p);
+        stdout.flush();
+        return 0;
+    }
+
+    /** One full cold run: open and load, tokenize, prefill, generate; the engine is closed after. */
+    private BenchRun runOnce(EngineOptions options) throws WorkbenchException {
+        long start = System.nanoTime();
+        try (CactFile cact = CactFile.open(model)) {
+            Tokenizer tokenizer = ModelTokenizer.of(cact);
+            try (Engine engine = Engine.load(cact, options)) {
+                long loaded = System.nanoTime();
+                int[] encoded = tokenizer.encode(prompt);
+                long tokenized = System.nanoTime();
+                int[] ids = promptIds(tokenizer, encoded);
+                Generator.Result r = new Generator(engine, tokenizer).generate(ids, newTokens, Sampler.greedy(), false, null);
+                return new BenchRun(loaded - start, tokenized - loaded, ids.length, r.generatedIds().length, r.timings());
+            }
+        }
+    }
+
+    private int[] promptIds(Tokenizer tokenizer, int[] encoded) throws WorkbenchException {
+        int[] natural = GenerateCommand.withBos(tokenizer, encoded);
+        if (promptTokens == null) return natural;
+        if (encoded.length == 0 && promptTokens > 1) throw new WorkbenchException("--prompt-tokens needs a non-empty --prompt to repeat");
+        int[] ids = new int[promptTokens];
+        ids[0] = tokenizer.bosId();
+        for (int i = 1; i < ids.length; i++) ids[i] = encoded[(i - 1) % encoded.length];
+        return ids;
+    }
+}

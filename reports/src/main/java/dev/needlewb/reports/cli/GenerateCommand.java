@@ -1,0 +1,128 @@
+package dev.needlewb.reports.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.engine.Engine;
+import dev.needlewb.engine.EngineOptions;
+import dev.needlewb.engine.generate.Generator;
+import dev.needlewb.engine.generate.Sampler;
+import dev.needlewb.engine.tokenizer.ChatTemplate;
+import dev.needlewb.engine.tokenizer.Tokenizer;
+import dev.needlewb.engine.tokenizer.ToolSchemas;
+import dev.needlewb.reports.report.Report;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "generate", mixinStandardHelpOptions = true,
+        description = "Generate text with the engine, streaming it as it comes: from a plain prompt (BOS + text, as upstream"
+                + " generate_cached) or from the tool-call chat template, whose tool prefix is pinned as attention sinks.")
+final class GenerateCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "MODEL.cact")
+    Path model;
+
+    @ArgGroup(multiplicity = "1")
+    Input input;
+
+    static final class Input {
+        @Option(names = "--prompt", paramLabel = "TEXT", description = "Plain prompt text.")
+        String prompt;
+
+        @ArgGroup(exclusive = false)
+        ToolCall toolCall;
+    }
+
+    static final class ToolCall {
+        @Option(names = "--tools", paramLabel = "tools.json", required = true, description = "JSON array of tool schemas.")
+        Path tools;
+
+        @Option(names = "--query", paramLabel = "TEXT", required = true, description = "The user's request.")
+        String query;
+    }
+
+    @Option(names = "--max-new", paramLabel = "N", defaultValue = "64", description = "Most tokens to generate (default: ${DEFAULT-VALUE}).")
+    int maxNew;
+
+    @Option(names = "--temperature", paramLabel = "T", defaultValue = "0", description = "0 = greedy (default: ${DEFAULT-VALUE}).")
+    double temperature;
+
+    @Option(names = "--top-p", paramLabel = "P", defaultValue = "1", description = "Nucleus mass kept when sampling (default: ${DEFAULT-VALUE}).")
+    double topP;
+
+    @Option(names = "--seed", paramLabel = "S", defaultValue = "0", description = "Sampling seed (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Mixin
+    EngineArguments engineArguments;
+
+    @Option(names = "--json", description = "Print prompt ids, generated ids and text as JSON at the end instead of streaming.")
+    boolean json;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws WorkbenchException {
+        Sampler sampler;
+        try {
+            sampler = Sampler.of(temperature, topP, seed);
+        } catch (IllegalArgumentException e) {
+            throw new WorkbenchException(e.getMessage());
+        }
+        if (maxNew < 0) throw new WorkbenchException("--max-new must be >= 0, got " + maxNew);
+        PrintWriter out = spec.commandLine().getOut();
+        try (CactFile cact = CactFile.open(model)) {
+            Tokenizer tokenizer = ModelTokenizer.of(cact);
+            int[] promptIds;
+            EngineOptions options = engineArguments.options();
+            if (input.prompt != null) {
+                promptIds = withBos(tokenizer, tokenizer.encode(input.prompt));
+            } else {
+                ChatTemplate.Prompt prompt = new ChatTemplate(tokenizer).render(ToolSchemas.read(input.toolCall.tools), input.toolCall.query);
+                promptIds = prompt.ids();
+                options = options.withWindow(EngineOptions.FROM_HEADER, prompt.toolPrefixTokens());
+            }
+            try (Engine engine = Engine.load(cact, options)) {
+                Generator.TokenListener stream = json ? null : (id, delta) -> {
+                    out.print(delta);
+                    out.flush();
+                };
+                Generator.Result r = new Generator(engine, tokenizer).generate(promptIds, maxNew, sampler, true, stream);
+                if (json) {
+                    ObjectNode node = Report.JSON.createObjectNode();
+                    node.putArray("prompt_ids").addAll(ids(r.promptIds()));
+                    node.putArray("generated_ids").addAll(ids(r.generatedIds()));
+                    node.put("text", r.text());
+                    node.put("stop_reason", r.stopReason().name().toLowerCase(Locale.ROOT));
+                    node.put("sinks", options.sinks());
+                    out.println(node.toPrettyString());
+                } else {
+                    out.println();
+                }
+                out.flush();
+            }
+        }
+        return 0;
+    }
+
+    static int[] withBos(Tokenizer tokenizer, int[] encoded) {
+        int[] ids = new int[encoded.length + 1];
+        ids[0] = tokenizer.bosId();
+        System.arraycopy(encoded, 0, ids, 1, encoded.length);
+        return ids;
+    }
+
+    private static ArrayNode ids(int[] ids) {
+        ArrayNode a = Report.JSON.createArrayNode();
+        for (int id : ids) a.add(id);
+        return a;
+    }
+}

@@ -1,0 +1,17 @@
+package dev.needlewb.reports.cli;
+
+import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.cact.TensorRecord;
+import dev.needlewb.converter.tokenizer.TokenizerVocab;
+import dev.needlewb.engine.tokenizer.Tokenizer;
+
+/** The tokenizer a .cact stores in its last (RAW) tensor. */
+final class ModelTokenizer {
+    private ModelTokenizer() {}
+
+    static Tokenizer of(CactFile cact) throws WorkbenchException {
+        TensorRecord record = cact.tensors().getLast();
+        return new Tokenizer(TokenizerVocab.parse(cact.tokenizerBlob(), cact.path(), record.index(), record.offset()));
+    }
+}

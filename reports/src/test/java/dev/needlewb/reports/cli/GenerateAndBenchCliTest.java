@@ -1,0 +1,114 @@
+package dev.needlewb.reports.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.needlewb.golden.Golden;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class GenerateAndBenchCliTest {
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    static String mini() {
+        return Golden.mini("mini.cact").toString();
+    }
+
+    @Test
+    void exactGreedyGenerationMatchesUpstream() throws Exception {
+        JsonNode want = Golden.json(Golden.mini("decode.json")).get("generate_cached").get("deq.kv0");
+        // The mini header's kv_window (256) equals its max_seq_len, so the header window is no window.
+        CliRun run = CliRun.of("generate", mini(), "--prompt", "What is the weather in Paris?", "--max-new", "24",
+                "--mode", "exact", "--threads", "1", "--json");
+        assertThat(run.exit()).as(run.err()).isZero();
+        JsonNode got = JSON.readTree(run.out());
+        assertThat(got.get("prompt_ids")).isEqualTo(want.get("prompt_ids"));
+        assertThat(got.get("generated_ids")).isEqualTo(want.get("generated_ids"));
+        assertThat(got.get("text").asText()).isEqualTo(want.get("text").asText());
+    }
+
+    @Test
+    void streamingPrintsTheSameTextAsJson() throws Exception {
+        String[] common = {"generate", mini(), "--prompt", "Hello", "--max-new", "12", "--temperature", "0.8", "--top-p", "0.95", "--seed", "5"};
+        CliRun streamed = CliRun.of(common);
+        CliRun json = CliRun.of(concat(common, "--json"));
+        assertThat(streamed.exit()).as(streamed.err()).isZero();
+        assertThat(streamed.out()).isEqualTo(JSON.readTree(json.out()).get("text").asText() + System.lineSeparator());
+    }
+
+    @Test
+    void toolPromptPinsTheToolPrefixAsSinks(@TempDir Path dir) throws Exception {
+        Path tools = dir.resolve("tools.json");
+        Files.writeString(tools, "[{\"name\":\"get_weather\",\"description\":\"Weather now\",\"parameters\":{\"type\":\"object\","
+                + "\"properties\":{\"city\":{\"type\":\"string\"}}}}]");
+        CliRun run = CliRun.of("generate", mini(), "--tools", tools.toString(), "--query", "Weather in Paris?", "--max-new", "4", "--json");
+        assertThat(run.exit()).as(run.err()).isZero();
+        JsonNode got = JSON.readTree(run.out());
+        assertThat(got.get("sinks").asInt()).isPositive().isLessThan(got.get("prompt_ids").size());
+        assertThat(got.get("generated_ids").size()).isLessThanOrEqualTo(4);
+    }
+
+    @Test
+    void badInputIsAOneLineUserError(@TempDir Path dir) throws Exception {
+        Path malformed = dir.resolve("bad.json");
+        Files.writeString(malformed, "[{\"name\": \"f\",");
+        assertOneLineError(CliRun.of("generate", mini(), "--tools", dir.resolve("missing.json").toString(), "--query", "q"), "missing.json");
+        assertOneLineError(CliRun.of("generate", mini(), "--tools", malformed.toString(), "--query", "q"), "not valid JSON");
+        assertOneLineError(CliRun.of("generate", mini(), "--prompt", "word ".repeat(400)), "at most 256 positions");
+        assertOneLineError(CliRun.of("generate", mini(), "--prompt", "x", "--top-p", "0"), "top-p");
+        assertOneLineError(CliRun.of("generate", mini(), "--prompt", "x", "--mode", "fp64"), "unknown mode");
+    }
+
+    @Test
+    void benchWritesAConsistentReport(@TempDir Path dir) throws Exception {
+        CliRun run = CliRun.of("bench", mini(), "--new-tokens", "4", "--warmup", "1", "--repetitions", "2",
+                "--prompt-tokens", "10", "--out", dir.toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        JsonNode root = JSON.readTree(dir.resolve("bench.json").toFile());
+        assertThat(root.get("schema_version").asInt()).isEqualTo(1);
+        assertThat(root.at("/environment/cpu_model").asText()).isNotEmpty();
+        assertThat(root.at("/environment/available_processors").asInt()).isPositive();
+        assertThat(root.at("/inputs/0/sha256").asText())
+                .isEqualTo(Golden.json(Golden.mini("cact_header.json")).get("file_sha256").asText());
+        JsonNode bench = root.get("bench");
+        assertThat(bench.get("threads").asInt()).isEqualTo(2);
+        assertThat(bench.get("warmup").asInt()).isEqualTo(1);
+        assertThat(bench.get("prompt_tokens").asInt()).isEqualTo(10);
+        assertThat(bench.get("output_tokens").asInt()).isEqualTo(4);
+        assertThat(bench.get("runs")).hasSize(2);
+        for (JsonNode r : bench.get("runs")) {
+            assertThat(r.get("output_tokens").asInt()).isEqualTo(4);
+            assertThat(r.get("decode_steps").asInt()).isEqualTo(3);
+            for (String metric : new String[] {"load_ms", "tokenize_ms", "prefill_ms", "prefill_tokens_per_s",
+                "time_to_first_token_ms", "decode_ms", "decode_tokens_per_s"}) {
+                assertThat(r.get(metric).asDouble()).as(metric).isPositive();
+            }
+            // Prefill is part of the time to first token; the rate is tokens over prefill time.
+            assertThat(r.get("time_to_first_token_ms").asDouble()).isGreaterThanOrEqualTo(r.get("prefill_ms").asDouble());
+            // 1e-9 relative: the two figures are computed from the same nanosecond count in doubles.
+            assertThat(r.get("prefill_tokens_per_s").asDouble())
+                    .isCloseTo(10 * 1000 / r.get("prefill_ms").asDouble(), org.assertj.core.data.Percentage.withPercentage(1e-7));
+        }
+        JsonNode decode = bench.at("/summary/decode_tokens_per_s");
+        assertThat(decode.get("min").asDouble()).isLessThanOrEqualTo(decode.get("median").asDouble());
+        assertThat(decode.get("median").asDouble()).isLessThanOrEqualTo(decode.get("max").asDouble());
+        if (Files.exists(Path.of("/proc/self/status"))) assertThat(bench.get("peak_rss_kib").asLong()).isPositive();
+        assertThat(bench.get("jvm_max_heap_mib").asLong()).isPositive();
+        assertThat(Files.readString(dir.resolve("bench.md"))).contains("decode_tokens_per_s").contains("peak RSS").contains("Provenance");
+    }
+
+    private static void assertOneLineError(CliRun run, String expected) {
+        assertThat(run.exit()).as(run.out() + run.err()).isEqualTo(Main.EXIT_USER_ERROR);
+        assertThat(run.err().lines().findFirst().orElse("")).contains(expected);
+        assertThat(run.err()).doesNotContain("\tat ");
+    }
+
+    private static String[] concat(String[] a, String b) {
+        String[] r = java.util.Arrays.copyOf(a, a.length + 1);
+        r[a.length] = b;
+        return r;
+    }
+}

@@ -55,6 +55,20 @@ class ReferenceCommandTest {
     }
 
     @Test
+    void stateDictInputReadsThroughTheNameMap(@TempDir Path dir) throws Exception {
+        Path pt = dir.resolve("mini.pt");
+        String cact = Golden.mini("mini.cact").toString();
+        assertThat(CliRun.of("convert", cact, "--to", pt.toString()).exit()).isZero();
+        Path out = dir.resolve("ref.npz");
+        CliRun run = CliRun.of("reference", pt.toString(), "--like", cact, "--tokens", s040(), "--out", out.toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        double[] want = Golden.array(Golden.mini("forward.npz"), "logits.s040.deq.q0").asDoubles();
+        assertThat(relativeError(Npz.read(out).get("logits").asDoubles(), want)).isLessThan(TOLERANCE);
+        CliRun noLike = CliRun.of("reference", pt.toString(), "--tokens", "2", "--out", dir.resolve("x.npz").toString());
+        assertThat(noLike.err()).contains("needs --like FILE.cact");
+    }
+
+    @Test
     void badArgumentsAreOneLineErrors(@TempDir Path dir) {
         String cact = Golden.mini("mini.cact").toString();
         CliRun sinks = CliRun.of("reference", cact, "--tokens", "2,3", "--sinks", "2", "--out", dir.resolve("a.npz").toString());

@@ -104,6 +104,13 @@ final class DemoCommand implements Callable<Integer> {
         step(say, "study", "re-quantization of " + STUDIED_TENSOR + " for 6 rounds (codes, norms, weight drift)", t0);
         written.addAll(List.of(studyDir.resolve("idempotence.md"), studyDir.resolve("idempotence.html")));
 
+        t0 = System.nanoTime();
+        Path benchDir = out.resolve("bench");
+        subcommand("bench", model.toString(), "--prompt-tokens", "32", "--new-tokens", "16", "--warmup", "1",
+                "--repetitions", "2", "--out", benchDir.toString());
+        step(say, "bench", "the int8 engine on the packed weights: load, prefill, decode (short run; see bench.md)", t0);
+        written.addAll(List.of(benchDir.resolve("bench.json"), benchDir.resolve("bench.md")));
+
         Report report = new Report("demo", List.of(InputFile.of("model", model)), CommandLines.of(spec));
         var stepsNode = report.body().putArray("steps");
         steps.forEach(stepsNode::add);

@@ -20,6 +20,7 @@ class DemoCommandTest {
         JsonNode inspect = new ObjectMapper().readTree(dir.resolve("inspect.json").toFile()).get("inspect");
         assertThat(inspect.at("/categories/CQ2/bytes").asLong()).isEqualTo(10_027_008L);
         assertThat(dir.resolve("idempotence/idempotence.html")).exists();
+        assertThat(dir.resolve("bench/bench.json")).exists();
         assertThat(dir.resolve("demo.json")).exists();
     }
 }

@@ -1,5 +1,6 @@
 package dev.needlewb.reference;
 
+import dev.needlewb.converter.model.EngramHash;
 import dev.needlewb.converter.model.Geometry;
 
 /**

@@ -1,5 +1,6 @@
 package dev.needlewb.reference;
 
+import dev.needlewb.converter.model.EngramHash;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.needlewb.converter.model.Geometry;

@@ -1,5 +1,6 @@
 package dev.needlewb.engine.layer;
 
+import dev.needlewb.converter.model.EngramHash;
 import dev.needlewb.engine.kernel.Activation;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
@@ -55,7 +56,7 @@ public final class Engram {
         for (int oi = 0; oi < orders.length; oi++) {
             for (int h = 0; h < heads; h++) {
                 int t = oi * heads + h;
-                out[t] = pos - (orders[oi] - 1) < 0 ? -1 : EngramHash.slot(tokens, pos, orders[oi], t, slots);
+                out[t] = pos - (orders[oi] - 1) < 0 ? -1 : EngramHash.slot(tokens::at, pos, orders[oi], t, slots);
             }
         }
         return out;

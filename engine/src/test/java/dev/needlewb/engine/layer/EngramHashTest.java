@@ -1,5 +1,6 @@
 package dev.needlewb.engine.layer;
 
+import dev.needlewb.converter.model.EngramHash;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.needlewb.golden.Golden;
@@ -18,7 +19,7 @@ class EngramHashTest {
             history.push(pos, tokens.get(pos).asInt());
             for (int t = 0; t < 2; t++) {
                 // Integer hash: exact equality, including positions whose n-gram reaches before the start.
-                assertThat(EngramHash.slot(history, pos, orders[t], t, 256)).as("pos %d table %d", pos, t).isEqualTo((int) want[pos * 2 + t]);
+                assertThat(EngramHash.slot(history::at, pos, orders[t], t, 256)).as("pos %d table %d", pos, t).isEqualTo((int) want[pos * 2 + t]);
             }
         }
     }

@@ -9,7 +9,6 @@ import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -24,10 +23,8 @@ public final class StateDictFiles {
                 case TORCH -> TorchStateDict.read(file);
                 default -> throw new IllegalArgumentException(format + " is not a state-dict format");
             };
-        } catch (NoSuchFileException e) {
-            throw new WorkbenchException(file + ": no such file", e);
         } catch (IOException e) {
-            throw new WorkbenchException(file + ": cannot read: " + e.getMessage(), e);
+            throw WorkbenchException.cannotRead(file, e);
         }
     }
 

@@ -17,7 +17,6 @@ import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -151,10 +150,8 @@ public final class TorchStateDict {
     public static Map<String, NpyArray> read(Path file) throws WorkbenchException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             return read(file, channel);
-        } catch (NoSuchFileException e) {
-            throw new WorkbenchException(file + ": no such file");
         } catch (IOException e) {
-            throw new WorkbenchException(file + ": cannot read (" + e.getMessage() + ")", e);
+            throw WorkbenchException.cannotRead(file, e);
         }
     }
 

@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -64,25 +62,6 @@ final class PythonNumpy {
     static String runWith(String interpreter, String script, String... args) {
         List<String> cmd = new ArrayList<>(List.of(interpreter, "-c", PRELUDE + script));
         cmd.addAll(List.of(args));
-        try {
-            Path errFile = Files.createTempFile("python", ".err");
-            try {
-                Process p = new ProcessBuilder(cmd).redirectError(errFile.toFile()).start();
-                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                if (!p.waitFor(300, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                    return fail("python timed out");
-                }
-                if (p.exitValue() != 0) return fail("python failed: " + Files.readString(errFile));
-                return out;
-            } finally {
-                Files.deleteIfExists(errFile);
-            }
-        } catch (IOException e) {
-            return fail("cannot run python: " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return fail("interrupted");
-        }
+        return dev.needlewb.golden.PythonProcess.run(cmd, 300);
     }
 }

@@ -3,8 +3,6 @@ package dev.needlewb.converter.torch;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,25 +51,6 @@ public final class PythonTorch {
 
     private static String exec(List<String> cmd) {
         requireTorch();
-        try {
-            Path errFile = Files.createTempFile("python", ".err");
-            try {
-                Process p = new ProcessBuilder(cmd).redirectError(errFile.toFile()).start();
-                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                if (!p.waitFor(600, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                    return fail("python timed out");
-                }
-                if (p.exitValue() != 0) return fail("python exited " + p.exitValue() + ": " + out + Files.readString(errFile));
-                return out;
-            } finally {
-                Files.deleteIfExists(errFile);
-            }
-        } catch (IOException e) {
-            return fail("cannot run " + PYTHON + ": " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return fail("interrupted");
-        }
+        return dev.needlewb.golden.PythonProcess.run(cmd, 600);
     }
 }

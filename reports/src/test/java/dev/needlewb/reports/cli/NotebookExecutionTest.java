@@ -10,11 +10,13 @@ import dev.needlewb.reports.report.Report;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,8 +37,10 @@ class NotebookExecutionTest {
 
     @TempDir
     static Path work;
-    /** The report paths handed to every notebook through its environment. */
-    private static Map<String, String> reports;
+    /** The nbconvert run of each notebook, started together once the reports exist; empty without Jupyter. */
+    private static final Map<Path, Execution> executions = new HashMap<>();
+
+    private record Execution(Process process, Path log, Path out) {}
 
     static List<Path> notebooks() throws IOException {
         try (Stream<Path> files = Files.list(NOTEBOOKS)) {
@@ -60,7 +64,7 @@ class NotebookExecutionTest {
     }
 
     @BeforeAll
-    static void writeReports() {
+    static void writeReportsAndStartTheNotebooks() throws IOException {
         if (!jupyterAvailable()) {
             String missing = PYTHON + " cannot import nbconvert, ipykernel, matplotlib and torch: apt-get install -y " + PACKAGES;
             if (System.getenv("CI") != null) fail(missing);
@@ -74,30 +78,37 @@ class NotebookExecutionTest {
         succeed("parity", cact.toString(), "--tokens", s040(), "--out", parity.toString());
         // Four rounds show the per-round trends; every round costs a pass over all 40 CQ tensors.
         succeed("study", "idempotence", cact.toString(), "--rounds", "4", "--out", idempotence.toString());
-        try {
-            Files.createDirectories(pt.getParent());
-        } catch (IOException e) {
-            fail(e);
-        }
+        Files.createDirectories(pt.getParent());
         succeed("convert", cact.toString(), "--to", pt.toString());
         succeed("convert", pt.toString(), "--to", back.toString(), "--base", cact.toString());
-        reports = Map.of(
+        Map<String, String> reports = Map.of(
                 "NEEDLE_PARITY_JSON", parity.resolve("parity.json").toString(),
                 "NEEDLE_IDEMPOTENCE_JSON", idempotence.resolve("idempotence.json").toString(),
                 "NEEDLE_PT_MANIFEST", pt + ".manifest.json",
                 "NEEDLE_BACK_MANIFEST", back + ".manifest.json",
                 "NEEDLE_GOLDEN", cact.getParent().toString());
+        // Side by side: most of a notebook's time is its kernel starting and importing.
+        for (Path notebook : notebooks()) executions.put(notebook, start(notebook, reports));
+    }
+
+    @AfterAll
+    static void stopLeftovers() {
+        executions.values().forEach(e -> e.process().destroyForcibly());
     }
 
     @ParameterizedTest
     @MethodSource("notebooks")
     void executesWithoutErrorAndDrawsEveryFigure(Path notebook) throws Exception {
-        assumeTrue(reports != null, "Jupyter is not installed (apt-get install -y " + PACKAGES + "); notebooks not executed");
-        Path out = work.resolve("executed");
-        Files.createDirectories(out);
-        execute(notebook, out);
+        assumeTrue(!executions.isEmpty(), "Jupyter is not installed (apt-get install -y " + PACKAGES + "); notebooks not executed");
+        Execution run = executions.get(notebook);
+        if (!run.process().waitFor(10, TimeUnit.MINUTES)) fail(notebook + ": nbconvert did not finish in 10 minutes");
+        if (run.process().exitValue() != 0) {
+            // The log ends with the failing cell and its traceback; IPython colours it with ANSI escapes.
+            String log = Files.readString(run.log()).replaceAll("\u001B\\[[;\\d]*m", "");
+            fail(notebook + " raised (nbconvert exit " + run.process().exitValue() + "):\n" + log);
+        }
 
-        JsonNode executed = Report.JSON.readTree(out.resolve(notebook.getFileName()).toFile());
+        JsonNode executed = Report.JSON.readTree(run.out().resolve(notebook.getFileName()).toFile());
         int figures = 0;
         for (JsonNode cell : executed.path("cells")) {
             if (!cell.path("cell_type").asText().equals("code")) continue;
@@ -115,8 +126,10 @@ class NotebookExecutionTest {
         assertThat(figures).as(notebook + ": figures drawn").isPositive();
     }
 
-    private static void execute(Path notebook, Path out) throws IOException, InterruptedException {
-        Path log = Files.createTempFile(work, "nbconvert", ".log");
+    private static Execution start(Path notebook, Map<String, String> reports) throws IOException {
+        String name = notebook.getFileName().toString();
+        Path out = Files.createDirectories(work.resolve("executed-" + name));
+        Path log = out.resolve("nbconvert.log");
         ProcessBuilder pb = new ProcessBuilder(PYTHON, "-m", "nbconvert", "--to", "notebook", "--execute",
                 "--ExecutePreprocessor.timeout=300", "--output-dir", out.toString(), notebook.toString())
                 .directory(NOTEBOOKS.toFile())
@@ -125,12 +138,7 @@ class NotebookExecutionTest {
         pb.environment().putAll(reports);
         // ipykernel's debugger otherwise warns on stderr about frozen modules at every kernel start.
         pb.environment().put("PYDEVD_DISABLE_FILE_VALIDATION", "1");
-        Process p = pb.start();
-        if (!p.waitFor(10, TimeUnit.MINUTES)) {
-            p.destroyForcibly();
-            fail(notebook + ": nbconvert did not finish in 10 minutes");
-        }
-        if (p.exitValue() != 0) fail(notebook + " raised (nbconvert exit " + p.exitValue() + "):\n" + Files.readString(log));
+        return new Execution(pb.start(), log, out);
     }
 
     private static String source(JsonNode cell) {

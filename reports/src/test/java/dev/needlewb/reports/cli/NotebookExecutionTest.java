@@ -103,9 +103,11 @@ class NotebookExecutionTest {
         Execution run = executions.get(notebook);
         if (!run.process().waitFor(10, TimeUnit.MINUTES)) fail(notebook + ": nbconvert did not finish in 10 minutes");
         if (run.process().exitValue() != 0) {
-            // The log ends with the failing cell and its traceback; IPython colours it with ANSI escapes.
+            // nbconvert's own traceback comes first, then the failing cell and the notebook's
+            // traceback (coloured with ANSI escapes by IPython): report the latter.
             String log = Files.readString(run.log()).replaceAll("\u001B\\[[;\\d]*m", "");
-            fail(notebook + " raised (nbconvert exit " + run.process().exitValue() + "):\n" + log);
+            int cell = log.indexOf("An error occurred while executing the following cell");
+            fail(notebook + " raised (nbconvert exit " + run.process().exitValue() + "):\n" + (cell >= 0 ? log.substring(cell) : log));
         }
 
         JsonNode executed = Report.JSON.readTree(run.out().resolve(notebook.getFileName()).toFile());

@@ -36,6 +36,7 @@ public final class CqDequantizer {
         long normsOffset = blob.normsOffset();
         NumpyMatmulOrder[] orders = NumpyMatmulOrder.forRow(groups);
         HadamardMatmul matmul = new HadamardMatmul(group);
+        ScaledCodebook scaledCodebook = new ScaledCodebook(codebook);
         byte[] packedRow = new byte[(int) rowBytes];
         byte[] idx = new byte[inPad];
         float[] norms = new float[groups];
@@ -52,9 +53,8 @@ public final class CqDequantizer {
             long normAt = normsOffset + 2 * r * groups;
             for (int g = 0; g < groups; g++) norms[g] = Float.float16ToFloat(blob.data().get(HALF, normAt + 2L * g));
             for (int g = 0; g < groups; g++) {
-                float norm = norms[g];
                 int base = g * group;
-                for (int k = base; k < base + group; k++) scaled[k] = codebook[idx[k]] * norm;
+                scaledCodebook.lookup(idx, base, group, norms[g], scaled, base);
                 matmul.multiply(scaled, base, orders[g], rowOut, base);
             }
             System.arraycopy(rowOut, 0, out, (int) (r * cols), cols);

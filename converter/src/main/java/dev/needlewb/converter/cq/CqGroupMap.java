@@ -20,7 +20,7 @@ final class CqGroupMap {
 
     private final String tensor;
     private final CqQuantizer quantizer;
-    private final float[] codebook;
+    private final ScaledCodebook scaledCodebook;
     private final int group;
     private final int groupsPerRow;
     /** Columns of the last group of a row that are real (the rest is padding). */
@@ -30,7 +30,7 @@ final class CqGroupMap {
     CqGroupMap(String tensor, CqQuantizer quantizer, int cols) {
         this.tensor = tensor;
         this.quantizer = quantizer;
-        this.codebook = quantizer.codebook();
+        this.scaledCodebook = new ScaledCodebook(quantizer.codebook());
         this.group = quantizer.group();
         this.groupsPerRow = (cols + group - 1) / group;
         this.lastGroupWidth = cols - (groupsPerRow - 1) * group;
@@ -41,7 +41,7 @@ final class CqGroupMap {
     private CqGroupMap(String tensor, CqQuantizer quantizer, int width, NumpyMatmulOrder order) {
         this.tensor = tensor;
         this.quantizer = quantizer;
-        this.codebook = quantizer.codebook();
+        this.scaledCodebook = new ScaledCodebook(quantizer.codebook());
         this.group = quantizer.group();
         this.groupsPerRow = 1;
         this.lastGroupWidth = width;
@@ -90,25 +90,17 @@ final class CqGroupMap {
 
     private Change dequantizeRange(int[] ids, int from, int to, byte[] codes, short[] norms, float[] weights) {
         HadamardMatmul matmul = new HadamardMatmul(group);
+        WeightChangeMeter meter = new WeightChangeMeter();
         float[] scaled = new float[group];
         float[] out = new float[group];
-        double sumSquares = 0;
-        double maxAbs = 0;
         for (int i = from; i < to; i++) {
             int g = ids[i];
             int base = g * group;
-            float norm = Float.float16ToFloat(norms[g]);
-            for (int k = 0; k < group; k++) scaled[k] = codebook[codes[base + k]] * norm;
+            scaledCodebook.lookup(codes, base, group, Float.float16ToFloat(norms[g]), scaled, 0);
             matmul.multiply(scaled, 0, orders[g % groupsPerRow], out, 0);
-            int width = width(g);
-            for (int k = 0; k < width; k++) {
-                double d = (double) out[k] - weights[base + k];
-                sumSquares += d * d;
-                maxAbs = Math.max(maxAbs, Math.abs(d));
-                weights[base + k] = out[k];
-            }
+            meter.replace(out, 0, weights, base, width(g));
         }
-        return new Change(sumSquares, maxAbs);
+        return meter.change();
     }
 
     /** Quantizes groups {@code ids[0, count)} of {@code weights}; row i of the result is group ids[i]. */

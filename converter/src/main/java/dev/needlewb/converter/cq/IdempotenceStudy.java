@@ -28,6 +28,7 @@ public final class IdempotenceStudy {
     /** The most rounds a study runs. */
     public static final int MAX_ROUNDS = 20;
     private static final VarHandle CODE_WORDS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long GOLDEN = 0x9e3779b97f4a7c15L;
 
     private final String tensor;
     private final CqGroupMap map;
@@ -239,15 +240,19 @@ public final class IdempotenceStudy {
         return differ;
     }
 
-    /** A 64-bit hash of group g's codes (eight at a time) and norm; equal states hash equal. */
+    /**
+     * A 64-bit hash of group g's codes (eight at a time) and norm; equal states hash equal. Each
+     * word gets its own odd multiplier and the products are summed, so the multiplications do not
+     * wait on each other; collisions only cost a recomputation, since every repeat the hash
+     * suggests is confirmed by {@link CheckedStateCheck}.
+     */
     private long fingerprint(int g) {
-        long h = 0xcbf29ce484222325L;
-        for (int k = g * group; k < (g + 1) * group; k += Long.BYTES) {
-            h = (h ^ (long) CODE_WORDS.get(codes, k)) * 0x9e3779b97f4a7c15L;
-            h ^= h >>> 29;
+        long h = (norms[g] & 0xFFFF) * GOLDEN;
+        for (int k = g * group, w = 1; k < (g + 1) * group; k += Long.BYTES, w += 2) {
+            h += (long) CODE_WORDS.get(codes, k) * (GOLDEN * w);
         }
-        h = (h ^ (norms[g] & 0xFFFF)) * 0x9e3779b97f4a7c15L;
-        return h ^ (h >>> 31);
+        h = (h ^ (h >>> 29)) * GOLDEN;
+        return h ^ (h >>> 32);
     }
 
     /** float16 bits as a signed integer that increases with the value, so differences count ulps. */

@@ -158,29 +158,38 @@ final class HadamardMatmul {
         }
     }
 
-    /** Blocks of 8 k never straddle a chunk because L >= 8. */
+    /**
+     * Blocks of 8 k never straddle a chunk because L >= 8. Two consecutive blocks' temporaries are
+     * independent until they are added to the output in order, so they are computed side by side:
+     * eight FMA chains instead of four.
+     */
     private void gemvBlocks(float[] a, int aOff, float[] out, int outOff) {
         FloatVector zero = FloatVector.zero(SPECIES);
         for (int b = 0; b < blocks; b += PASS) {
             FloatVector y0 = zero, y1 = zero, y2 = zero, y3 = zero;
-            for (int m = 0; m < blocks; m++) {
-                float s0 = sign(m, b), s1 = sign(m, b + 1), s2 = sign(m, b + 2), s3 = sign(m, b + 3);
-                int base = aOff + m * L;
-                for (int r0 = 0; r0 < L; r0 += 8) {
-                    FloatVector t0 = zero, t1 = zero, t2 = zero, t3 = zero;
-                    for (int r = r0; r < r0 + 8; r++) {
-                        FloatVector ak = FloatVector.broadcast(SPECIES, a[base + r]);
-                        FloatVector pr = FloatVector.fromArray(SPECIES, p, r * L);
-                        t0 = ak.fma(pr, t0);
-                        t1 = ak.fma(pr, t1);
-                        t2 = ak.fma(pr, t2);
-                        t3 = ak.fma(pr, t3);
-                    }
-                    y0 = y0.add(t0.mul(s0));
-                    y1 = y1.add(t1.mul(s1));
-                    y2 = y2.add(t2.mul(s2));
-                    y3 = y3.add(t3.mul(s3));
+            for (int k0 = 0; k0 < n; k0 += 16) {
+                int k1 = k0 + 8;
+                FloatVector t0 = zero, t1 = zero, t2 = zero, t3 = zero;
+                FloatVector u0 = zero, u1 = zero, u2 = zero, u3 = zero;
+                for (int r = 0; r < 8; r++) {
+                    FloatVector ak = FloatVector.broadcast(SPECIES, a[aOff + k0 + r]);
+                    FloatVector bk = FloatVector.broadcast(SPECIES, a[aOff + k1 + r]);
+                    FloatVector pa = FloatVector.fromArray(SPECIES, p, (k0 % L + r) * L);
+                    FloatVector pb = FloatVector.fromArray(SPECIES, p, (k1 % L + r) * L);
+                    t0 = ak.fma(pa, t0);
+                    u0 = bk.fma(pb, u0);
+                    t1 = ak.fma(pa, t1);
+                    u1 = bk.fma(pb, u1);
+                    t2 = ak.fma(pa, t2);
+                    u2 = bk.fma(pb, u2);
+                    t3 = ak.fma(pa, t3);
+                    u3 = bk.fma(pb, u3);
                 }
+                int ma = k0 / L, mb = k1 / L;
+                y0 = y0.add(t0.mul(sign(ma, b))).add(u0.mul(sign(mb, b)));
+                y1 = y1.add(t1.mul(sign(ma, b + 1))).add(u1.mul(sign(mb, b + 1)));
+                y2 = y2.add(t2.mul(sign(ma, b + 2))).add(u2.mul(sign(mb, b + 2)));
+                y3 = y3.add(t3.mul(sign(ma, b + 3))).add(u3.mul(sign(mb, b + 3)));
             }
             int at = outOff + b * L;
             y0.intoArray(out, at);

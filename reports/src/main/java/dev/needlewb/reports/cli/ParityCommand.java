@@ -1,53 +1,72 @@
 package dev.needlewb.reports.cli;
 
 import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.convert.Format;
+import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.reference.ReferenceModel;
 import dev.needlewb.reports.parity.Comparison;
 import dev.needlewb.reports.parity.EngineMode;
+import dev.needlewb.reports.parity.GeometryDifference;
 import dev.needlewb.reports.parity.Parity;
 import dev.needlewb.reports.parity.ParityReport;
+import dev.needlewb.reports.parity.ParityResult;
+import dev.needlewb.reports.parity.ReferenceWeights;
 import dev.needlewb.reports.parity.ToleranceProfile;
 import dev.needlewb.reports.report.InputFile;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.SequencedMap;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "parity", mixinStandardHelpOptions = true,
-        description = {"Compare the engine with the float64 reference tap by tap and judge every tap against a tolerance profile.",
+        description = {"Compare engines with the float64 reference tap by tap, judge every tap against a tolerance profile,",
+            "and show what each engine adds on top of the engines listed before it.",
             "Engine exact is held to reference q0, engine int8 to reference quant=True with int8 KV emulation.",
-            "Exit 0: every tap within tolerance; 1: some tap out of tolerance; 2: error."})
+            "Exit 0: every tap within tolerance; 1: some tap out of tolerance; 2: error (no report written)."})
 final class ParityCommand implements Callable<Integer> {
     /** Exit code when a comparison ran but some tap is out of tolerance. */
     static final int EXIT_OUT_OF_TOLERANCE = 1;
+    /** The profile for a reference whose weights differ from the model's dequantized weights. */
+    static final String CONVERTED_PROFILE = "converted";
 
-    @Parameters(paramLabel = "MODEL.cact", description = "The model; the reference reads its dequantized weights, the engine the file itself.")
+    @Parameters(paramLabel = "MODEL.cact", description = "The model the engines run (and, without --against, the weights the reference reads, dequantized).")
     Path model;
+
+    @Option(names = "--against", paramLabel = "CHECKPOINT|CACT|PT",
+            description = "Run the reference on these weights instead: a Flax checkpoint (.pkl), another .cact, or a state dict (.pt/.safetensors, geometry and names from --like, default MODEL).")
+    Path against;
+
+    @Option(names = "--like", paramLabel = "FILE.cact", description = "Geometry and names for a state-dict --against (default: MODEL).")
+    Path like;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     TokenArguments input;
 
-    @Option(names = "--engine", split = ",", paramLabel = "exact|int8", defaultValue = "exact,int8",
-            description = "Engine modes to compare (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--engine", split = ",", paramLabel = "ENGINE", defaultValue = "exact,int8",
+            description = "Engines to compare, in report order; each later one is also compared with each earlier one (default: ${DEFAULT-VALUE}).")
     List<String> engines;
 
-    @Option(names = "--window", defaultValue = "0", description = "Sliding attention window on both sides (0: none).")
-    int window;
+    @Option(names = "--window", paramLabel = "N",
+            description = "Sliding attention window on both sides (0: none). Needed when the prompt is longer than the model's kv_window.")
+    Integer window;
 
     @Option(names = "--sinks", defaultValue = "0", description = "Leading positions always visible under the window.")
     int sinks;
 
-    @Option(names = "--profile", paramLabel = "strict|int8|FILE",
-            description = "Tolerance profile for every engine (default: strict for exact, int8 for int8).")
+    @Option(names = "--profile", paramLabel = "strict|int8|converted|FILE",
+            description = "Tolerance profile for every engine (default: strict for exact, int8 for int8; converted when the --against weights differ from MODEL's).")
     String profile;
 
     @Option(names = "--out", defaultValue = "needle-wb-out/parity", paramLabel = "DIR", description = "Folder for parity.json, parity.md and parity.html (default: ${DEFAULT-VALUE}).")
@@ -58,42 +77,111 @@ final class ParityCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws WorkbenchException, IOException {
-        Set<EngineMode> modes = new LinkedHashSet<>();
-        for (String e : engines) {
-            EngineMode m = EngineMode.byLabel(e);
-            if (m == null) throw new WorkbenchException("unknown engine '" + e + "' (known: exact, int8; --against and torch are not supported)");
-            modes.add(m);
-        }
-        if (sinks > 0 && window == 0) throw new WorkbenchException("--sinks needs a --window");
-        if (window < 0 || sinks < 0) throw new WorkbenchException("--window and --sinks must not be negative");
-        if (Format.of(model) != Format.CACT) throw new WorkbenchException(model + ": parity needs a .cact (the engine runs only .cact files)");
+        List<EngineMode> modes = engineModes();
+        if (window != null && window < 0 || sinks < 0) throw new WorkbenchException("--window and --sinks must not be negative");
+        if (sinks > 0 && (window == null || window == 0)) throw new WorkbenchException("--sinks needs a --window");
+        if (Format.of(model) != Format.CACT) throw new WorkbenchException(model + ": parity needs a .cact (the engines run only .cact files)");
+        if (like != null && (against == null || !Format.of(against).isStateDict())) throw new WorkbenchException("--like is for a state-dict --against");
         ToleranceProfile userProfile = profile == null ? null : ToleranceProfile.resolve(profile);
+        ReportFiles.checkWritable(out);
 
-        ModelSource source = ModelSource.load(model, null);
-        int[] ids = input.resolve(source.tokenizer(), null, source.geometry().vocab());
-        ReferenceModel reference = ReferenceModel.fromFlaxParams(source.flaxParams(), source.geometry());
-        List<Comparison> comparisons = new ArrayList<>();
-        for (EngineMode m : modes) {
-            ToleranceProfile p = userProfile != null ? userProfile : ToleranceProfile.resolve(m.defaultProfile());
-            comparisons.add(Parity.compare(reference, model, ids, m, window, sinks, p));
+        Geometry geometry;
+        int[] ids;
+        try (CactFile cact = CactFile.open(model)) {
+            geometry = cact.geometry();
+            ids = input.resolve(cact.tokenizerBlob().toArray(ValueLayout.JAVA_BYTE), null, geometry.vocab());
         }
+        int effectiveWindow = checkLength(ids.length, geometry);
+
+        if (against != null && Format.of(against) == Format.CACT) {
+            try (CactFile other = CactFile.open(against)) {
+                checkSameGeometry(geometry, other.geometry());
+            }
+        }
+        ModelSource own = ModelSource.load(model, null);
+        ModelSource referenceSource = own;
+        ReferenceWeights weights = ReferenceWeights.own(model.toString(), own.flaxParams().size());
+        if (against != null) {
+            referenceSource = ModelSource.load(against, like != null ? like : model);
+            checkSameGeometry(geometry, referenceSource.geometry());
+            weights = ReferenceWeights.compare(against.toString(), own.flaxParams(), referenceSource.flaxParams());
+        }
+        SequencedMap<EngineMode, ToleranceProfile> judged = new LinkedHashMap<>();
+        for (EngineMode m : modes) {
+            String name = weights.identical() ? m.defaultProfile() : CONVERTED_PROFILE;
+            judged.put(m, userProfile != null ? userProfile : ToleranceProfile.resolve(name));
+        }
+        ReferenceModel reference = ReferenceModel.fromFlaxParams(referenceSource.flaxParams(), referenceSource.geometry());
+        ParityResult result = Parity.run(reference, model, ids, effectiveWindow, sinks, judged, against == null ? null : against.toString());
 
         List<InputFile> inputs = new ArrayList<>();
         inputs.add(InputFile.of("model", model));
+        if (against != null) inputs.add(InputFile.of("against", against));
+        if (like != null) inputs.add(InputFile.of("like", like));
         if (input.tokensFile != null) inputs.add(InputFile.of("tokens", input.tokensFile));
         if (profile != null && !ToleranceProfile.BUILT_IN.contains(profile)) inputs.add(InputFile.of("profile", Path.of(profile)));
-        ParityReport report = new ParityReport(comparisons, ids, window, sinks, inputs, CommandLines.of(spec));
-        List<Path> written = ReportFiles.write(out, "parity", report.report(), report.markdown(), report.html(), model);
+        ParityReport report = new ParityReport(result, weights, ids, effectiveWindow, sinks, inputs, CommandLines.of(spec));
+        List<Path> written = ReportFiles.write(out, "parity", report.report(), report.markdown(), report.html(),
+                inputs.stream().map(InputFile::path).toArray(Path[]::new));
 
         PrintWriter say = spec.commandLine().getOut();
-        for (Comparison c : comparisons) {
+        if (!weights.identical()) say.println("reference weights: " + weights.describe());
+        for (Comparison c : result.againstReference()) {
             var first = c.firstFailure();
-            say.printf("%s vs %s: %s%s%n", c.engine().label(), c.engine().referenceRun(), c.passed() ? "PASS" : "FAIL",
+            say.printf("%s vs %s: %s (profile %s)%s%n", c.engine().label(), c.baseline(), c.passed() ? "PASS" : "FAIL", c.profile(),
                     first == null ? "" : "; first out of tolerance: " + first.name() + " (" + first.operation() + "): "
                             + String.join(", ", first.violations()));
         }
-        say.println("wrote " + written.stream().map(Path::toString).reduce((a, b) -> a + ", " + b).orElse(""));
+        for (Comparison c : result.enginePairs()) {
+            say.printf("%s vs %s: logits rel L2 %.3g, mean KL %.3g (not judged)%n", c.engine().label(), c.baseline(),
+                    c.logits().metrics().relL2(), c.logits().logits().meanKl());
+        }
+        say.println("wrote " + written.stream().map(Path::toString).collect(Collectors.joining(", ")));
         say.flush();
         return report.passed() ? 0 : EXIT_OUT_OF_TOLERANCE;
+    }
+
+    private void checkSameGeometry(Geometry mine, Geometry theirs) throws WorkbenchException {
+        String difference = GeometryDifference.of(mine, theirs);
+        if (difference != null) {
+            throw new WorkbenchException(against + ": geometry differs from " + model + " (" + difference + "); parity needs the same architecture");
+        }
+    }
+
+    private List<EngineMode> engineModes() throws WorkbenchException {
+        List<EngineMode> modes = new ArrayList<>();
+        for (String e : engines) {
+            EngineMode m = EngineMode.byLabel(e);
+            if (m == null) {
+                throw new WorkbenchException("unknown engine '" + e + "' (known: "
+                        + Arrays.stream(EngineMode.values()).map(EngineMode::label).collect(Collectors.joining(", ")) + ")");
+            }
+            if (!modes.contains(m)) modes.add(m);
+        }
+        return modes;
+    }
+
+    /**
+     * The window both sides use. A prompt must fit max_seq_len; one longer than the model's
+     * kv_window needs an explicit --window (production attends through kv_window, a windowless
+     * comparison would judge something production never computes); and one longer than --window
+     * needs sinks, or its later positions lose the BOS token, a state the model never saw.
+     */
+    private int checkLength(int positions, Geometry g) throws WorkbenchException {
+        if (positions > g.maxSeqLen()) {
+            throw new WorkbenchException("the prompt has " + positions + " tokens, more than the model's max_seq_len " + g.maxSeqLen());
+        }
+        if (window == null) {
+            if (g.kvWindow() > 0 && positions > g.kvWindow()) {
+                throw new WorkbenchException("the prompt has " + positions + " tokens, more than the model's kv_window " + g.kvWindow()
+                        + ": give --window " + g.kvWindow() + " --sinks K to compare what production computes, or --window 0 for no window");
+            }
+            return 0;
+        }
+        if (window > 0 && sinks == 0 && positions > window) {
+            throw new WorkbenchException("the prompt has " + positions + " tokens, more than --window " + window
+                    + " with no --sinks: positions from " + window + " on would not see the BOS token; give --sinks 1 (or more)");
+        }
+        return window;
     }
 }

@@ -1,62 +1,114 @@
 package dev.needlewb.reports.parity;
 
 import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.engine.Engine;
-import dev.needlewb.engine.EngineOptions;
-import dev.needlewb.engine.Session;
 import dev.needlewb.reference.ForwardOptions;
 import dev.needlewb.reference.ReferenceModel;
 import dev.needlewb.reference.Taps;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SequencedMap;
 
 /**
- * Runs the reference (full sequence, every tap) and the engine (token by token, every tap) on the
- * same tokens and compares each tap both record.
+ * Runs the reference (full sequence, every tap) and each engine (token by token, every tap) on the
+ * same tokens, compares every engine with the reference run that fits it, tap by tap under its
+ * profile, and every later engine with every earlier one (the error it adds on top, not judged).
  */
 public final class Parity {
     private Parity() {}
 
-    /** {@code window} 0 means none; {@code sinks} leading positions stay visible under it. */
-    public static Comparison compare(ReferenceModel reference, Path cact, int[] tokens, EngineMode mode,
-                                     int window, int sinks, ToleranceProfile profile) throws WorkbenchException {
-        int positions = tokens.length;
-        Taps refTaps = Taps.all();
-        ForwardOptions options = mode.referenceOptions().withTaps(refTaps);
+    /** One tap of a baseline run: its values widened to double. */
+    private record BaselineTap(String name, int[] shape, double[] values) {}
+
+    /**
+     * {@code engines} in report order with the profile each is held to; {@code window} 0 means none,
+     * {@code sinks} leading positions stay visible under it. {@code weightsNote}, when not null,
+     * says whose weights the reference read (e.g. the --against file) and is appended to each
+     * baseline's description.
+     */
+    public static ParityResult run(ReferenceModel reference, Path cact, int[] tokens, int window, int sinks,
+                                   SequencedMap<EngineMode, ToleranceProfile> engines, String weightsNote)
+            throws WorkbenchException {
+        // Engines sharing a reference configuration (exact and any float engine) share its run.
+        Map<String, SequencedMap<String, BaselineTap>> referenceRuns = new HashMap<>();
+        Map<EngineMode, EngineTaps> engineRuns = new LinkedHashMap<>();
+        List<Comparison> againstReference = new ArrayList<>();
+        for (Map.Entry<EngineMode, ToleranceProfile> e : engines.entrySet()) {
+            EngineMode mode = e.getKey();
+            SequencedMap<String, BaselineTap> refTaps = referenceRuns.get(mode.referenceRun());
+            if (refTaps == null) {
+                refTaps = referenceTaps(reference, tokens, mode, window, sinks);
+                referenceRuns.put(mode.referenceRun(), refTaps);
+            }
+            EngineTaps run = EngineTaps.run(mode, cact, tokens, refTaps.keySet(), window, sinks);
+            engineRuns.put(mode, run);
+            String baseline = weightsNote == null ? mode.referenceRun() : mode.referenceRun() + " on " + weightsNote;
+            againstReference.add(compare(refTaps, run, mode, baseline, null, e.getValue(), tokens.length, reference.geometry().vocab()));
+        }
+        List<Comparison> pairs = new ArrayList<>();
+        List<EngineMode> modes = List.copyOf(engineRuns.keySet());
+        SequencedMap<String, BaselineTap> names = referenceRuns.get(modes.getFirst().referenceRun());
+        for (int j = 1; j < modes.size(); j++) {
+            for (int i = 0; i < j; i++) {
+                SequencedMap<String, BaselineTap> base = engineTaps(names, engineRuns.get(modes.get(i)));
+                pairs.add(compare(base, engineRuns.get(modes.get(j)), modes.get(j), "engine " + modes.get(i).label(), modes.get(i),
+                        null, tokens.length, reference.geometry().vocab()));
+            }
+        }
+        return new ParityResult(List.copyOf(againstReference), List.copyOf(pairs));
+    }
+
+    private static SequencedMap<String, BaselineTap> referenceTaps(ReferenceModel reference, int[] tokens, EngineMode mode,
+                                                                   int window, int sinks) {
+        Taps recorder = Taps.all();
+        ForwardOptions options = mode.referenceOptions().withTaps(recorder);
         if (window > 0) options = options.withWindow(window, sinks);
         reference.forward(tokens, options);
-        Map<String, Taps.Tap> recorded = refTaps.recorded();
+        SequencedMap<String, BaselineTap> out = new LinkedHashMap<>();
+        for (Taps.Tap t : recorder.recorded().values()) out.put(t.name(), new BaselineTap(t.name(), t.shape(), t.values()));
+        return out;
+    }
 
-        EngineTaps engineTaps = new EngineTaps(recorded.keySet(), positions);
-        EngineOptions engineOptions = EngineOptions.exact(positions).withMode(mode.numericMode()).withWindow(window, sinks);
-        try (Engine engine = Engine.open(cact, engineOptions)) {
-            Session session = engine.newSession(engineTaps);
-            for (int token : tokens) session.step(token);
+    /** An engine's taps as a baseline, in the reference's order and shapes. */
+    private static SequencedMap<String, BaselineTap> engineTaps(SequencedMap<String, BaselineTap> order, EngineTaps run) {
+        SequencedMap<String, BaselineTap> out = new LinkedHashMap<>();
+        for (BaselineTap t : order.values()) {
+            float[] v = run.get(t.name());
+            if (v == null) continue;
+            double[] wide = new double[v.length];
+            for (int i = 0; i < v.length; i++) wide[i] = v[i];
+            out.put(t.name(), new BaselineTap(t.name(), t.shape(), wide));
         }
+        return out;
+    }
 
-        int vocab = reference.geometry().vocab();
+    /** {@code profile} null: every tap is reported, none judged. */
+    private static Comparison compare(SequencedMap<String, BaselineTap> baseline, EngineTaps run, EngineMode mode, String baselineName,
+                                      EngineMode baselineEngine, ToleranceProfile profile, int positions, int vocab) {
         List<TapResult> results = new ArrayList<>();
-        double[] lastRef = null;
-        float[] lastEng = null;
-        for (Taps.Tap tap : recorded.values()) {
-            float[] got = engineTaps.get(tap.name());
+        double[] lastBase = null;
+        float[] lastEngine = null;
+        for (BaselineTap tap : baseline.values()) {
+            float[] got = run.get(tap.name());
             if (got == null) continue;
             TapMetrics metrics = TapMetrics.of(tap.values(), got);
             LogitMetrics logits = null;
             if (tap.name().equals("logits")) {
                 logits = LogitMetrics.of(tap.values(), got, positions, vocab);
-                lastRef = Arrays.copyOfRange(tap.values(), (positions - 1) * vocab, positions * vocab);
-                lastEng = Arrays.copyOfRange(got, (positions - 1) * vocab, positions * vocab);
+                lastBase = Arrays.copyOfRange(tap.values(), (positions - 1) * vocab, positions * vocab);
+                lastEngine = Arrays.copyOfRange(got, (positions - 1) * vocab, positions * vocab);
             }
-            ToleranceProfile.Rule rule = profile.ruleFor(tap.name());
+            ToleranceProfile.Rule rule = profile == null ? null : profile.ruleFor(tap.name());
             List<String> violations = rule == null ? List.of() : rule.limits().violations(metrics, logits);
             results.add(new TapResult(tap.name(), TapSites.layer(tap.name()), TapSites.site(tap.name()),
                     TapSites.operation(tap.name()), tap.shape(), metrics, logits, rule == null ? null : rule.glob(), violations));
         }
-        if (lastRef == null) throw new IllegalStateException("the engine or the reference recorded no logits tap");
-        return new Comparison(mode, profile.name(), positions, List.copyOf(results), lastRef, lastEng);
+        if (lastBase == null) throw new IllegalStateException("the engine or its baseline recorded no logits tap");
+        return new Comparison(mode, baselineName, baselineEngine, profile == null ? null : profile.name(), positions,
+                List.copyOf(results), lastBase, lastEngine);
     }
 }

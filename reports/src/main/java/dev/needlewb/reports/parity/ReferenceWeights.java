@@ -51,7 +51,7 @@ public record ReferenceWeights(String source, boolean identical, int tensors, St
 
     /** One sentence for reports. */
     public String describe() {
-        if (identical) return source + ": identical to the model's dequantized weights (" + tensors + " parameters, bit for bit)";
+        if (identical) return source + ": identical to the model's dequantized weights (" + tensors + " parameter arrays, bit for bit)";
         return String.format(Locale.ROOT, "%s: differs from the model's dequantized weights (largest relative L2 difference %.3g, in %s): "
                 + "the comparison measures quantization error plus engine error", source, largestRelL2, largestTensor);
     }

@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.SequencedMap;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
@@ -93,25 +94,14 @@ final class ParityCommand implements Callable<Integer> {
         }
         int effectiveWindow = checkLength(ids.length, geometry);
 
-        if (against != null && Format.of(against) == Format.CACT) {
-            try (CactFile other = CactFile.open(against)) {
-                checkSameGeometry(geometry, other.geometry());
-            }
-        }
-        ModelSource own = ModelSource.load(model, null);
-        ModelSource referenceSource = own;
-        ReferenceWeights weights = ReferenceWeights.own(model.toString(), own.flaxParams().size());
-        if (against != null) {
-            referenceSource = ModelSource.load(against, like != null ? like : model);
-            checkSameGeometry(geometry, referenceSource.geometry());
-            weights = ReferenceWeights.compare(against.toString(), own.flaxParams(), referenceSource.flaxParams());
-        }
+        ReferenceSide side = referenceSide(geometry);
+        ReferenceWeights weights = side.weights();
         SequencedMap<EngineMode, ToleranceProfile> judged = new LinkedHashMap<>();
         for (EngineMode m : modes) {
             String name = weights.identical() ? m.defaultProfile() : CONVERTED_PROFILE;
             judged.put(m, userProfile != null ? userProfile : ToleranceProfile.resolve(name));
         }
-        ReferenceModel reference = ReferenceModel.fromFlaxParams(referenceSource.flaxParams(), referenceSource.geometry());
+        ReferenceModel reference = ReferenceModel.fromFlaxParams(side.source().flaxParams(), side.source().geometry());
         ParityResult result = Parity.run(reference, model, ids, effectiveWindow, sinks, judged, against == null ? null : against.toString());
 
         List<InputFile> inputs = new ArrayList<>();
@@ -124,21 +114,43 @@ final class ParityCommand implements Callable<Integer> {
         List<Path> written = ReportFiles.write(out, "parity", report.report(), report.markdown(), report.html(),
                 inputs.stream().map(InputFile::path).toArray(Path[]::new));
 
+        printSummary(result, weights, written);
+        return report.passed() ? 0 : EXIT_OUT_OF_TOLERANCE;
+    }
+
+    /** The weights the reference reads and how they relate to MODEL's. */
+    private record ReferenceSide(ModelSource source, ReferenceWeights weights) {}
+
+    /** MODEL's own dequantized weights, or the --against weights once their geometry is known to match. */
+    private ReferenceSide referenceSide(Geometry geometry) throws WorkbenchException {
+        if (against != null && Format.of(against) == Format.CACT) {
+            // A .cact's header tells its geometry before any weight is read.
+            try (CactFile other = CactFile.open(against)) {
+                checkSameGeometry(geometry, other.geometry());
+            }
+        }
+        ModelSource own = ModelSource.load(model, null);
+        if (against == null) return new ReferenceSide(own, ReferenceWeights.own(model.toString(), own.flaxParams().size()));
+        ModelSource other = ModelSource.load(against, like != null ? like : model);
+        checkSameGeometry(geometry, other.geometry());
+        return new ReferenceSide(other, ReferenceWeights.compare(against.toString(), own.flaxParams(), other.flaxParams()));
+    }
+
+    private void printSummary(ParityResult result, ReferenceWeights weights, List<Path> written) {
         PrintWriter say = spec.commandLine().getOut();
         if (!weights.identical()) say.println("reference weights: " + weights.describe());
         for (Comparison c : result.againstReference()) {
             var first = c.firstFailure();
-            say.printf("%s vs %s: %s (profile %s)%s%n", c.engine().label(), c.baseline(), c.passed() ? "PASS" : "FAIL", c.profile(),
-                    first == null ? "" : "; first out of tolerance: " + first.name() + " (" + first.operation() + "): "
+            say.printf(Locale.ROOT, "%s vs %s: %s (profile %s)%s%n", c.engine().label(), c.baseline(), c.passed() ? "PASS" : "FAIL",
+                    c.profile(), first == null ? "" : "; first out of tolerance: " + first.name() + " (" + first.operation() + "): "
                             + String.join(", ", first.violations()));
         }
         for (Comparison c : result.enginePairs()) {
-            say.printf("%s vs %s: logits rel L2 %.3g, mean KL %.3g (not judged)%n", c.engine().label(), c.baseline(),
+            say.printf(Locale.ROOT, "%s vs %s: logits rel L2 %.3g, mean KL %.3g (not judged)%n", c.engine().label(), c.baseline(),
                     c.logits().metrics().relL2(), c.logits().logits().meanKl());
         }
         say.println("wrote " + written.stream().map(Path::toString).collect(Collectors.joining(", ")));
         say.flush();
-        return report.passed() ? 0 : EXIT_OUT_OF_TOLERANCE;
     }
 
     private void checkSameGeometry(Geometry mine, Geometry theirs) throws WorkbenchException {

@@ -49,12 +49,14 @@ public final class Parity {
             String baseline = weightsNote == null ? mode.referenceRun() : mode.referenceRun() + " on " + weightsNote;
             againstReference.add(compare(refTaps, run, mode, baseline, null, e.getValue(), tokens.length, reference.geometry().vocab()));
         }
-        List<Comparison> pairs = new ArrayList<>();
         List<EngineMode> modes = List.copyOf(engineRuns.keySet());
-        SequencedMap<String, BaselineTap> names = referenceRuns.get(modes.getFirst().referenceRun());
+        SequencedMap<String, int[]> layout = new LinkedHashMap<>();
+        referenceRuns.get(modes.getFirst().referenceRun()).values().forEach(t -> layout.put(t.name(), t.shape()));
+        referenceRuns.clear(); // the reference values are done with; long prompts make them the largest arrays here
+        List<Comparison> pairs = new ArrayList<>();
         for (int j = 1; j < modes.size(); j++) {
             for (int i = 0; i < j; i++) {
-                SequencedMap<String, BaselineTap> base = engineTaps(names, engineRuns.get(modes.get(i)));
+                SequencedMap<String, BaselineTap> base = engineTaps(layout, engineRuns.get(modes.get(i)));
                 pairs.add(compare(base, engineRuns.get(modes.get(j)), modes.get(j), "engine " + modes.get(i).label(), modes.get(i),
                         null, tokens.length, reference.geometry().vocab()));
             }
@@ -74,15 +76,15 @@ public final class Parity {
     }
 
     /** An engine's taps as a baseline, in the reference's order and shapes. */
-    private static SequencedMap<String, BaselineTap> engineTaps(SequencedMap<String, BaselineTap> order, EngineTaps run) {
+    private static SequencedMap<String, BaselineTap> engineTaps(SequencedMap<String, int[]> layout, EngineTaps run) {
         SequencedMap<String, BaselineTap> out = new LinkedHashMap<>();
-        for (BaselineTap t : order.values()) {
-            float[] v = run.get(t.name());
-            if (v == null) continue;
+        layout.forEach((name, shape) -> {
+            float[] v = run.get(name);
+            if (v == null) return;
             double[] wide = new double[v.length];
             for (int i = 0; i < v.length; i++) wide[i] = v[i];
-            out.put(t.name(), new BaselineTap(t.name(), t.shape(), wide));
-        }
+            out.put(name, new BaselineTap(name, shape, wide));
+        });
         return out;
     }
 

@@ -23,7 +23,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.SequencedMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.ArgGroup;
@@ -96,13 +96,18 @@ final class ParityCommand implements Callable<Integer> {
 
         ReferenceSide side = referenceSide(geometry);
         ReferenceWeights weights = side.weights();
-        SequencedMap<EngineMode, ToleranceProfile> judged = new LinkedHashMap<>();
-        for (EngineMode m : modes) {
-            String name = weights.identical() ? m.defaultProfile() : CONVERTED_PROFILE;
-            judged.put(m, userProfile != null ? userProfile : ToleranceProfile.resolve(name));
+        List<Parity.ReferenceRun> references = new ArrayList<>();
+        if (against != null) {
+            references.add(new Parity.ReferenceRun(ReferenceModel.fromFlaxParams(side.against().flaxParams(), side.against().geometry()),
+                    against.toString(), profiles(modes, userProfile, weights.identical() ? null : CONVERTED_PROFILE)));
         }
-        ReferenceModel reference = ReferenceModel.fromFlaxParams(side.source().flaxParams(), side.source().geometry());
-        ParityResult result = Parity.run(reference, model, ids, effectiveWindow, sinks, judged, against == null ? null : against.toString());
+        if (against == null || !weights.identical()) {
+            // With differing --against weights, MODEL's own weights as well: that separates the
+            // engines' own error from the quantization error the --against reference measures.
+            references.add(new Parity.ReferenceRun(ReferenceModel.fromFlaxParams(side.own().flaxParams(), geometry),
+                    null, profiles(modes, userProfile, null)));
+        }
+        ParityResult result = Parity.run(references, model, ids, effectiveWindow, sinks, modes);
 
         List<InputFile> inputs = new ArrayList<>();
         inputs.add(InputFile.of("model", model));
@@ -118,10 +123,10 @@ final class ParityCommand implements Callable<Integer> {
         return report.passed() ? 0 : EXIT_OUT_OF_TOLERANCE;
     }
 
-    /** The weights the reference reads and how they relate to MODEL's. */
-    private record ReferenceSide(ModelSource source, ReferenceWeights weights) {}
+    /** MODEL's dequantized weights, the --against weights (null without --against) and how they relate. */
+    private record ReferenceSide(ModelSource own, ModelSource against, ReferenceWeights weights) {}
 
-    /** MODEL's own dequantized weights, or the --against weights once their geometry is known to match. */
+    /** Loads the weights the reference reads; --against only once its geometry is known to match MODEL's. */
     private ReferenceSide referenceSide(Geometry geometry) throws WorkbenchException {
         if (against != null && Format.of(against) == Format.CACT) {
             // A .cact's header tells its geometry before any weight is read.
@@ -130,10 +135,18 @@ final class ParityCommand implements Callable<Integer> {
             }
         }
         ModelSource own = ModelSource.load(model, null);
-        if (against == null) return new ReferenceSide(own, ReferenceWeights.own(model.toString(), own.flaxParams().size()));
+        if (against == null) return new ReferenceSide(own, null, ReferenceWeights.own(model.toString(), own.flaxParams().size()));
         ModelSource other = ModelSource.load(against, like != null ? like : model);
         checkSameGeometry(geometry, other.geometry());
-        return new ReferenceSide(other, ReferenceWeights.compare(against.toString(), own.flaxParams(), other.flaxParams()));
+        return new ReferenceSide(own, other, ReferenceWeights.compare(against.toString(), own.flaxParams(), other.flaxParams()));
+    }
+
+    /** The user's profile for every engine, else {@code name}, else each engine's default. */
+    private static Map<EngineMode, ToleranceProfile> profiles(List<EngineMode> modes, ToleranceProfile user, String name)
+            throws WorkbenchException {
+        Map<EngineMode, ToleranceProfile> out = new LinkedHashMap<>();
+        for (EngineMode m : modes) out.put(m, user != null ? user : ToleranceProfile.resolve(name != null ? name : m.defaultProfile()));
+        return out;
     }
 
     private void printSummary(ParityResult result, ReferenceWeights weights, List<Path> written) {

@@ -6,11 +6,12 @@ import java.util.Map;
 
 /**
  * One engine against a baseline, every shared tap in execution order: the baseline is either the
- * reference run that fits the engine ({@code baselineEngine} null, judged by {@code profile}) or
- * another engine ({@code baselineEngine} set: the error this engine adds on top of that one,
- * reported but not judged, {@code profile} null).
+ * reference run that fits the engine ({@code baselineEngine} null, judged by {@code profile};
+ * {@code weights} names the reference's weights when they are not the engine's model) or another
+ * engine ({@code baselineEngine} set: the error this engine adds on top of that one, reported but
+ * not judged, {@code profile} null).
  */
-public record Comparison(EngineMode engine, String baseline, EngineMode baselineEngine, String profile, int positions,
+public record Comparison(EngineMode engine, String baseline, String weights, EngineMode baselineEngine, String profile, int positions,
                          List<TapResult> taps, double[] lastBaselineLogits, float[] lastEngineLogits) {
 
     /** True when the baseline is the reference. */
@@ -18,9 +19,10 @@ public record Comparison(EngineMode engine, String baseline, EngineMode baseline
         return baselineEngine == null;
     }
 
-    /** A short name: "int8 vs reference", "int8 vs exact". */
+    /** A short name: "int8 vs reference", "exact vs reference on ckpt.pkl", "int8 vs exact". */
     public String label() {
-        return engine.label() + " vs " + (baselineEngine == null ? "reference" : baselineEngine.label());
+        if (baselineEngine != null) return engine.label() + " vs " + baselineEngine.label();
+        return engine.label() + " vs reference" + (weights == null ? "" : " on " + java.nio.file.Path.of(weights).getFileName());
     }
 
     public boolean passed() {

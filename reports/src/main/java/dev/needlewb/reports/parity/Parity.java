@@ -14,9 +14,10 @@ import java.util.Map;
 import java.util.SequencedMap;
 
 /**
- * Runs the reference (full sequence, every tap) and each engine (token by token, every tap) on the
- * same tokens, compares every engine with the reference run that fits it, tap by tap under its
- * profile, and every later engine with every earlier one (the error it adds on top, not judged).
+ * Runs the reference (full sequence, every tap) on one or more sets of weights and each engine
+ * (token by token, every tap) once on the same tokens; compares every engine with the reference
+ * run that fits it, tap by tap under its profile, and every later engine with every earlier one
+ * (the error it adds on top, not judged).
  */
 public final class Parity {
     private Parity() {}
@@ -25,40 +26,49 @@ public final class Parity {
     private record BaselineTap(String name, int[] shape, double[] values) {}
 
     /**
-     * {@code engines} in report order with the profile each is held to; {@code window} 0 means none,
-     * {@code sinks} leading positions stay visible under it. {@code weightsNote}, when not null,
-     * says whose weights the reference read (e.g. the --against file) and is appended to each
-     * baseline's description.
+     * One set of weights the reference runs on: the model, what to call its weights in the report
+     * (null: the engines' own model) and the profile each engine is held to against it.
      */
-    public static ParityResult run(ReferenceModel reference, Path cact, int[] tokens, int window, int sinks,
-                                   SequencedMap<EngineMode, ToleranceProfile> engines, String weightsNote)
-            throws WorkbenchException {
-        // Engines sharing a reference configuration (exact and any float engine) share its run.
-        Map<String, SequencedMap<String, BaselineTap>> referenceRuns = new HashMap<>();
+    public record ReferenceRun(ReferenceModel model, String weights, Map<EngineMode, ToleranceProfile> profiles) {}
+
+    /**
+     * Every engine of {@code engines} (in report order) against every reference run (all engines
+     * against the first reference, then against the next), then every engine against every one
+     * listed before it. Each engine runs once. {@code window} 0 means none; {@code sinks}
+     * leading positions stay visible under it.
+     */
+    public static ParityResult run(List<ReferenceRun> references, Path cact, int[] tokens, int window, int sinks,
+                                   List<EngineMode> engines) throws WorkbenchException {
         Map<EngineMode, EngineTaps> engineRuns = new LinkedHashMap<>();
-        List<Comparison> againstReference = new ArrayList<>();
-        for (Map.Entry<EngineMode, ToleranceProfile> e : engines.entrySet()) {
-            EngineMode mode = e.getKey();
-            SequencedMap<String, BaselineTap> refTaps = referenceRuns.get(mode.referenceRun());
-            if (refTaps == null) {
-                refTaps = referenceTaps(reference, tokens, mode, window, sinks);
-                referenceRuns.put(mode.referenceRun(), refTaps);
-            }
-            EngineTaps run = EngineTaps.run(mode, cact, tokens, refTaps.keySet(), window, sinks);
-            engineRuns.put(mode, run);
-            String baseline = weightsNote == null ? mode.referenceRun() : mode.referenceRun() + " on " + weightsNote;
-            againstReference.add(compare(refTaps, run, mode, baseline, null, e.getValue(), tokens.length, reference.geometry().vocab()));
-        }
-        List<EngineMode> modes = List.copyOf(engineRuns.keySet());
         SequencedMap<String, int[]> layout = new LinkedHashMap<>();
-        referenceRuns.get(modes.getFirst().referenceRun()).values().forEach(t -> layout.put(t.name(), t.shape()));
-        referenceRuns.clear(); // the reference values are done with; long prompts make them the largest arrays here
+        List<Comparison> againstReference = new ArrayList<>();
+        int vocab = references.getFirst().model().geometry().vocab();
+        for (ReferenceRun ref : references) {
+            // Engines sharing a reference configuration (exact and any float engine) share its run.
+            Map<String, SequencedMap<String, BaselineTap>> configurations = new HashMap<>();
+            for (EngineMode mode : engines) {
+                SequencedMap<String, BaselineTap> refTaps = configurations.get(mode.referenceRun());
+                if (refTaps == null) {
+                    refTaps = referenceTaps(ref.model(), tokens, mode, window, sinks);
+                    configurations.put(mode.referenceRun(), refTaps);
+                    if (layout.isEmpty()) refTaps.values().forEach(t -> layout.put(t.name(), t.shape()));
+                }
+                EngineTaps run = engineRuns.get(mode);
+                if (run == null) {
+                    run = EngineTaps.run(mode, cact, tokens, layout.keySet(), window, sinks);
+                    engineRuns.put(mode, run);
+                }
+                String baseline = ref.weights() == null ? mode.referenceRun() : mode.referenceRun() + " on " + ref.weights();
+                againstReference.add(compare(refTaps, run, mode, baseline, ref.weights(), null, ref.profiles().get(mode),
+                        tokens.length, vocab));
+            }
+        }
         List<Comparison> pairs = new ArrayList<>();
-        for (int j = 1; j < modes.size(); j++) {
+        for (int j = 1; j < engines.size(); j++) {
             for (int i = 0; i < j; i++) {
-                SequencedMap<String, BaselineTap> base = engineTaps(layout, engineRuns.get(modes.get(i)));
-                pairs.add(compare(base, engineRuns.get(modes.get(j)), modes.get(j), "engine " + modes.get(i).label(), modes.get(i),
-                        null, tokens.length, reference.geometry().vocab()));
+                SequencedMap<String, BaselineTap> base = engineTaps(layout, engineRuns.get(engines.get(i)));
+                pairs.add(compare(base, engineRuns.get(engines.get(j)), engines.get(j), "engine " + engines.get(i).label(), null,
+                        engines.get(i), null, tokens.length, vocab));
             }
         }
         return new ParityResult(List.copyOf(againstReference), List.copyOf(pairs));
@@ -90,7 +100,7 @@ public final class Parity {
 
     /** {@code profile} null: every tap is reported, none judged. */
     private static Comparison compare(SequencedMap<String, BaselineTap> baseline, EngineTaps run, EngineMode mode, String baselineName,
-                                      EngineMode baselineEngine, ToleranceProfile profile, int positions, int vocab) {
+                                      String weights, EngineMode baselineEngine, ToleranceProfile profile, int positions, int vocab) {
         List<TapResult> results = new ArrayList<>();
         double[] lastBase = null;
         float[] lastEngine = null;
@@ -110,7 +120,7 @@ public final class Parity {
                     TapSites.operation(tap.name()), tap.shape(), metrics, logits, rule == null ? null : rule.glob(), violations));
         }
         if (lastBase == null) throw new IllegalStateException("the engine or its baseline recorded no logits tap");
-        return new Comparison(mode, baselineName, baselineEngine, profile == null ? null : profile.name(), positions,
+        return new Comparison(mode, baselineName, weights, baselineEngine, profile == null ? null : profile.name(), positions,
                 List.copyOf(results), lastBase, lastEngine);
     }
 }

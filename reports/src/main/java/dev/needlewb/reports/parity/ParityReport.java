@@ -68,6 +68,7 @@ public final class ParityReport {
     private static ObjectNode failureNode(Comparison c, TapResult t) {
         ObjectNode n = Report.JSON.createObjectNode();
         n.put("engine", c.engine().label());
+        n.put("reference", c.baseline());
         n.put("tap", t.name());
         n.put("operation", t.operation());
         n.put("rule", t.rule());
@@ -81,6 +82,7 @@ public final class ParityReport {
         n.put("engine", c.engine().label());
         if (c.againstReference()) {
             n.put("reference", c.baseline());
+            if (c.weights() != null) n.put("reference_weights", c.weights());
             n.put("profile", c.profile());
             n.put("passed", c.passed());
             TapResult first = c.firstFailure();
@@ -135,7 +137,7 @@ public final class ParityReport {
         Comparison c = result.failing();
         if (c == null) return "PASS: every tap of every engine within tolerance";
         TapResult first = c.firstFailure();
-        return "FAIL: first tap out of tolerance: " + c.engine().label() + " " + first.name()
+        return "FAIL: first tap out of tolerance: " + (c.weights() == null ? c.engine().label() : c.label()) + " " + first.name()
                 + " (" + first.operation() + "): " + String.join(", ", first.violations());
     }
 

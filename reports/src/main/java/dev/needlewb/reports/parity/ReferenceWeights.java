@@ -53,6 +53,7 @@ public record ReferenceWeights(String source, boolean identical, int tensors, St
     public String describe() {
         if (identical) return source + ": identical to the model's dequantized weights (" + tensors + " parameter arrays, bit for bit)";
         return String.format(Locale.ROOT, "%s: differs from the model's dequantized weights (largest relative L2 difference %.3g, in %s): "
-                + "the comparison measures quantization error plus engine error", source, largestRelL2, largestTensor);
+                + "comparisons on it measure quantization plus engine error, those on the model's own weights the engine alone",
+                source, largestRelL2, largestTensor);
     }
 }

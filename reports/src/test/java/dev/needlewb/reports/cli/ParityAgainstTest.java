@@ -32,6 +32,17 @@ class ParityAgainstTest {
         // Quantization error dominates: the logits differ far beyond float32 noise (measured rel L2 0.54).
         JsonNode taps = p.at("/comparisons/0/taps");
         assertThat(taps.get(taps.size() - 1).path("rel_l2").asDouble()).isGreaterThan(0.1);
+        // The same engines against the reference on MODEL's own weights: the engines' own error,
+        // judged by the default profiles, so the difference above is the quantization's.
+        assertThat(p.path("comparisons").size()).isEqualTo(4);
+        assertThat(p.at("/comparisons/2/engine").asText()).isEqualTo("exact");
+        assertThat(p.at("/comparisons/2/profile").asText()).isEqualTo("strict");
+        assertThat(p.at("/comparisons/2/reference").asText()).doesNotContain(" on ");
+        assertThat(p.at("/comparisons/3/profile").asText()).isEqualTo("int8");
+        JsonNode own = p.at("/comparisons/2/taps");
+        // float32 against float64 on the same weights: measured 3.9e-7, strict's limit 2e-6.
+        assertThat(own.get(own.size() - 1).path("rel_l2").asDouble()).isLessThan(2e-6);
+        assertThat(p.path("engine_pairs").size()).isEqualTo(1);
     }
 
     @Test
@@ -47,7 +58,10 @@ class ParityAgainstTest {
         JsonNode p = parity(out);
         assertThat(p.at("/reference_weights/identical_to_model").asBoolean()).isTrue();
         assertThat(p.at("/comparisons/0/profile").asText()).isEqualTo("strict");
+        assertThat(p.at("/comparisons/0/reference").asText()).endsWith("on " + pt);
         assertThat(p.at("/comparisons/0/passed").asBoolean()).isTrue();
+        // Identical weights need no second reference run on MODEL's own.
+        assertThat(p.path("comparisons").size()).isEqualTo(1);
     }
 
     @Test

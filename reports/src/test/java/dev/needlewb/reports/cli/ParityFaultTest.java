@@ -38,6 +38,10 @@ class ParityFaultTest {
         assertThat(run.out()).contains("first out of tolerance: layer03.attn.q (q projection, q norm and RoPE)");
         JsonNode p = parity(out);
         assertThat(p.at("/first_failure/tap").asText()).isEqualTo("layer03.attn.q");
+        assertThat(p.at("/first_failure/reference").asText()).endsWith("on " + MiniVariants.mini());
+        // Against its own (damaged) weights the engine is right: the fault is in the file, not the engine.
+        assertThat(p.at("/comparisons/1/reference").asText()).doesNotContain(" on ");
+        assertThat(p.at("/comparisons/1/passed").asBoolean()).isTrue();
         assertThat(p.at("/reference_weights/identical_to_model").asBoolean()).isFalse();
         // Flax stacks the layers: the one changed value shows in the stacked q_norm parameter.
         assertThat(p.at("/reference_weights/largest_difference_parameter").asText()).endsWith("q_norm/scale");

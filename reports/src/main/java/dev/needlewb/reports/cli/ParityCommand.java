@@ -32,8 +32,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "parity", mixinStandardHelpOptions = true,
-        description = {"Compare engines with the float64 reference tap by tap, judge every tap against a tolerance profile,",
-            "and show what each engine adds on top of the engines listed before it.",
+        description = {"Compare engines with the float64 reference tap by tap and judge every tap against a tolerance profile;",
+            "also show what each engine adds on top of the engines listed before it.",
             "Engine exact is held to reference q0, engine int8 to reference quant=True with int8 KV emulation.",
             "Exit 0: every tap within tolerance; 1: some tap out of tolerance; 2: error (no report written)."})
 final class ParityCommand implements Callable<Integer> {
@@ -46,7 +46,8 @@ final class ParityCommand implements Callable<Integer> {
     Path model;
 
     @Option(names = "--against", paramLabel = "CHECKPOINT|CACT|PT",
-            description = "Run the reference on these weights instead: a Flax checkpoint (.pkl), another .cact, or a state dict (.pt/.safetensors, geometry and names from --like, default MODEL).")
+            description = {"Run the reference on these weights: a Flax checkpoint (.pkl), another .cact, or a state dict (.pt/.safetensors, geometry and names from --like, default MODEL).",
+                "When they differ from MODEL's, the reference also runs on MODEL's own weights, which isolates the engines' own error."})
     Path against;
 
     @Option(names = "--like", paramLabel = "FILE.cact", description = "Geometry and names for a state-dict --against (default: MODEL).")
@@ -63,11 +64,11 @@ final class ParityCommand implements Callable<Integer> {
             description = "Sliding attention window on both sides (0: none). Needed when the prompt is longer than the model's kv_window.")
     Integer window;
 
-    @Option(names = "--sinks", defaultValue = "0", description = "Leading positions always visible under the window.")
+    @Option(names = "--sinks", defaultValue = "0", paramLabel = "K", description = "Leading positions always visible under the window.")
     int sinks;
 
     @Option(names = "--profile", paramLabel = "strict|int8|converted|FILE",
-            description = "Tolerance profile for every engine (default: strict for exact, int8 for int8; converted when the --against weights differ from MODEL's).")
+            description = "Tolerance profile for every comparison (default: strict for exact, int8 for int8; converted against --against weights that differ from MODEL's).")
     String profile;
 
     @Option(names = "--out", defaultValue = "needle-wb-out/parity", paramLabel = "DIR", description = "Folder for parity.json, parity.md and parity.html (default: ${DEFAULT-VALUE}).")

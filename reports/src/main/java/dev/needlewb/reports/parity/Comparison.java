@@ -4,9 +4,26 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** One engine against its reference run: every shared tap in execution order, judged by one profile. */
-public record Comparison(EngineMode engine, String profile, int positions, List<TapResult> taps,
-                         double[] lastReferenceLogits, float[] lastEngineLogits) {
+/**
+ * One engine against a baseline, every shared tap in execution order: the baseline is either the
+ * reference run that fits the engine ({@code baselineEngine} null, judged by {@code profile};
+ * {@code weights} names the reference's weights when they are not the engine's model) or another
+ * engine ({@code baselineEngine} set: the error this engine adds on top of that one, reported but
+ * not judged, {@code profile} null).
+ */
+public record Comparison(EngineMode engine, String baseline, String weights, EngineMode baselineEngine, String profile, int positions,
+                         List<TapResult> taps, double[] lastBaselineLogits, float[] lastEngineLogits) {
+
+    /** True when the baseline is the reference. */
+    public boolean againstReference() {
+        return baselineEngine == null;
+    }
+
+    /** A short name: "int8 vs reference", "exact vs reference on ckpt.pkl", "int8 vs exact". */
+    public String label() {
+        if (baselineEngine != null) return engine.label() + " vs " + baselineEngine.label();
+        return engine.label() + " vs reference" + (weights == null ? "" : " on " + java.nio.file.Path.of(weights).getFileName());
+    }
 
     public boolean passed() {
         return taps.stream().allMatch(TapResult::passed);
@@ -35,6 +52,18 @@ public record Comparison(EngineMode engine, String profile, int positions, List<
             row[t.layer()] = t.metrics().relL2();
         }
         return out;
+    }
+
+    /** The largest relative L2 of any site per layer: one error-growth curve for the whole comparison. */
+    public double[] worstRelL2ByLayer() {
+        double[] worst = new double[layers()];
+        java.util.Arrays.fill(worst, Double.NaN);
+        for (TapResult t : taps) {
+            if (t.layer() < 0) continue;
+            double v = t.metrics().relL2();
+            if (Double.isNaN(worst[t.layer()]) || v > worst[t.layer()]) worst[t.layer()] = v;
+        }
+        return worst;
     }
 
     public TapResult logits() {

@@ -1,6 +1,11 @@
 package dev.needlewb.reports.parity;
 
+import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.engine.Engine;
+import dev.needlewb.engine.EngineOptions;
+import dev.needlewb.engine.Session;
 import dev.needlewb.engine.TapSink;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -17,6 +22,18 @@ final class EngineTaps implements TapSink {
     EngineTaps(Set<String> wanted, int positions) {
         this.wanted = wanted;
         this.positions = positions;
+    }
+
+    /** Runs {@code mode} on {@code cact} one token per step and keeps the taps named in {@code wanted}. */
+    static EngineTaps run(EngineMode mode, Path cact, int[] tokens, Set<String> wanted, int window, int sinks)
+            throws WorkbenchException {
+        EngineTaps taps = new EngineTaps(wanted, tokens.length);
+        EngineOptions options = EngineOptions.exact(tokens.length).withMode(mode.numericMode()).withWindow(window, sinks);
+        try (Engine engine = Engine.open(cact, options)) {
+            Session session = engine.newSession(taps);
+            for (int token : tokens) session.step(token);
+        }
+        return taps;
     }
 
     @Override

@@ -1,62 +1,126 @@
 package dev.needlewb.reports.parity;
 
 import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.engine.Engine;
-import dev.needlewb.engine.EngineOptions;
-import dev.needlewb.engine.Session;
 import dev.needlewb.reference.ForwardOptions;
 import dev.needlewb.reference.ReferenceModel;
 import dev.needlewb.reference.Taps;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SequencedMap;
 
 /**
- * Runs the reference (full sequence, every tap) and the engine (token by token, every tap) on the
- * same tokens and compares each tap both record.
+ * Runs the reference (full sequence, every tap) on one or more sets of weights and each engine
+ * (token by token, every tap) once on the same tokens; compares every engine with the reference
+ * run that fits it, tap by tap under its profile, and every later engine with every earlier one
+ * (the error it adds on top, not judged).
  */
 public final class Parity {
     private Parity() {}
 
-    /** {@code window} 0 means none; {@code sinks} leading positions stay visible under it. */
-    public static Comparison compare(ReferenceModel reference, Path cact, int[] tokens, EngineMode mode,
-                                     int window, int sinks, ToleranceProfile profile) throws WorkbenchException {
-        int positions = tokens.length;
-        Taps refTaps = Taps.all();
-        ForwardOptions options = mode.referenceOptions().withTaps(refTaps);
+    /** One tap of a baseline run: its values widened to double. */
+    private record BaselineTap(String name, int[] shape, double[] values) {}
+
+    /**
+     * One set of weights the reference runs on: the model, what to call its weights in the report
+     * (null: the engines' own model) and the profile each engine is held to against it.
+     */
+    public record ReferenceRun(ReferenceModel model, String weights, Map<EngineMode, ToleranceProfile> profiles) {}
+
+    /**
+     * Every engine of {@code engines} (in report order) against every reference run (all engines
+     * against the first reference, then against the next), then every engine against every one
+     * listed before it. Each engine runs once. {@code window} 0 means none; {@code sinks}
+     * leading positions stay visible under it.
+     */
+    public static ParityResult run(List<ReferenceRun> references, Path cact, int[] tokens, int window, int sinks,
+                                   List<EngineMode> engines) throws WorkbenchException {
+        Map<EngineMode, EngineTaps> engineRuns = new LinkedHashMap<>();
+        SequencedMap<String, int[]> layout = new LinkedHashMap<>();
+        List<Comparison> againstReference = new ArrayList<>();
+        int vocab = references.getFirst().model().geometry().vocab();
+        for (ReferenceRun ref : references) {
+            // Engines sharing a reference configuration (exact and any float engine) share its run.
+            Map<String, SequencedMap<String, BaselineTap>> configurations = new HashMap<>();
+            for (EngineMode mode : engines) {
+                SequencedMap<String, BaselineTap> refTaps = configurations.get(mode.referenceRun());
+                if (refTaps == null) {
+                    refTaps = referenceTaps(ref.model(), tokens, mode, window, sinks);
+                    configurations.put(mode.referenceRun(), refTaps);
+                    if (layout.isEmpty()) refTaps.values().forEach(t -> layout.put(t.name(), t.shape()));
+                }
+                EngineTaps run = engineRuns.get(mode);
+                if (run == null) {
+                    run = EngineTaps.run(mode, cact, tokens, layout.keySet(), window, sinks);
+                    engineRuns.put(mode, run);
+                }
+                String baseline = ref.weights() == null ? mode.referenceRun() : mode.referenceRun() + " on " + ref.weights();
+                againstReference.add(compare(refTaps, run, mode, baseline, ref.weights(), null, ref.profiles().get(mode),
+                        tokens.length, vocab));
+            }
+        }
+        List<Comparison> pairs = new ArrayList<>();
+        for (int j = 1; j < engines.size(); j++) {
+            for (int i = 0; i < j; i++) {
+                SequencedMap<String, BaselineTap> base = engineTaps(layout, engineRuns.get(engines.get(i)));
+                pairs.add(compare(base, engineRuns.get(engines.get(j)), engines.get(j), "engine " + engines.get(i).label(), null,
+                        engines.get(i), null, tokens.length, vocab));
+            }
+        }
+        return new ParityResult(List.copyOf(againstReference), List.copyOf(pairs));
+    }
+
+    private static SequencedMap<String, BaselineTap> referenceTaps(ReferenceModel reference, int[] tokens, EngineMode mode,
+                                                                   int window, int sinks) {
+        Taps recorder = Taps.all();
+        ForwardOptions options = mode.referenceOptions().withTaps(recorder);
         if (window > 0) options = options.withWindow(window, sinks);
         reference.forward(tokens, options);
-        Map<String, Taps.Tap> recorded = refTaps.recorded();
+        SequencedMap<String, BaselineTap> out = new LinkedHashMap<>();
+        for (Taps.Tap t : recorder.recorded().values()) out.put(t.name(), new BaselineTap(t.name(), t.shape(), t.values()));
+        return out;
+    }
 
-        EngineTaps engineTaps = new EngineTaps(recorded.keySet(), positions);
-        EngineOptions engineOptions = EngineOptions.exact(positions).withMode(mode.numericMode()).withWindow(window, sinks);
-        try (Engine engine = Engine.open(cact, engineOptions)) {
-            Session session = engine.newSession(engineTaps);
-            for (int token : tokens) session.step(token);
-        }
+    /** An engine's taps as a baseline, in the reference's order and shapes. */
+    private static SequencedMap<String, BaselineTap> engineTaps(SequencedMap<String, int[]> layout, EngineTaps run) {
+        SequencedMap<String, BaselineTap> out = new LinkedHashMap<>();
+        layout.forEach((name, shape) -> {
+            float[] v = run.get(name);
+            if (v == null) return;
+            double[] wide = new double[v.length];
+            for (int i = 0; i < v.length; i++) wide[i] = v[i];
+            out.put(name, new BaselineTap(name, shape, wide));
+        });
+        return out;
+    }
 
-        int vocab = reference.geometry().vocab();
+    /** {@code profile} null: every tap is reported, none judged. */
+    private static Comparison compare(SequencedMap<String, BaselineTap> baseline, EngineTaps run, EngineMode mode, String baselineName,
+                                      String weights, EngineMode baselineEngine, ToleranceProfile profile, int positions, int vocab) {
         List<TapResult> results = new ArrayList<>();
-        double[] lastRef = null;
-        float[] lastEng = null;
-        for (Taps.Tap tap : recorded.values()) {
-            float[] got = engineTaps.get(tap.name());
+        double[] lastBase = null;
+        float[] lastEngine = null;
+        for (BaselineTap tap : baseline.values()) {
+            float[] got = run.get(tap.name());
             if (got == null) continue;
             TapMetrics metrics = TapMetrics.of(tap.values(), got);
             LogitMetrics logits = null;
             if (tap.name().equals("logits")) {
                 logits = LogitMetrics.of(tap.values(), got, positions, vocab);
-                lastRef = Arrays.copyOfRange(tap.values(), (positions - 1) * vocab, positions * vocab);
-                lastEng = Arrays.copyOfRange(got, (positions - 1) * vocab, positions * vocab);
+                lastBase = Arrays.copyOfRange(tap.values(), (positions - 1) * vocab, positions * vocab);
+                lastEngine = Arrays.copyOfRange(got, (positions - 1) * vocab, positions * vocab);
             }
-            ToleranceProfile.Rule rule = profile.ruleFor(tap.name());
+            ToleranceProfile.Rule rule = profile == null ? null : profile.ruleFor(tap.name());
             List<String> violations = rule == null ? List.of() : rule.limits().violations(metrics, logits);
             results.add(new TapResult(tap.name(), TapSites.layer(tap.name()), TapSites.site(tap.name()),
                     TapSites.operation(tap.name()), tap.shape(), metrics, logits, rule == null ? null : rule.glob(), violations));
         }
-        if (lastRef == null) throw new IllegalStateException("the engine or the reference recorded no logits tap");
-        return new Comparison(mode, profile.name(), positions, List.copyOf(results), lastRef, lastEng);
+        if (lastBase == null) throw new IllegalStateException("the engine or its baseline recorded no logits tap");
+        return new Comparison(mode, baselineName, weights, baselineEngine, profile == null ? null : profile.name(), positions,
+                List.copyOf(results), lastBase, lastEngine);
     }
 }

@@ -22,5 +22,13 @@ class DemoCommandTest {
         assertThat(dir.resolve("idempotence/idempotence.html")).exists();
         assertThat(dir.resolve("bench/bench.json")).exists();
         assertThat(dir.resolve("demo.json")).exists();
+        // Parity on the released geometry must pass the built-in profiles (calibrated on it).
+        assertThat(run.out()).contains("parity     reference vs engine exact and int8").doesNotContain("PARITY FAILED");
+        JsonNode parity = new ObjectMapper().readTree(dir.resolve("parity/parity.json").toFile()).get("parity");
+        assertThat(parity.path("passed").asBoolean()).isTrue();
+        assertThat(parity.at("/comparisons/0/profile").asText()).isEqualTo("strict");
+        assertThat(parity.at("/comparisons/1/profile").asText()).isEqualTo("int8");
+        assertThat(parity.at("/engine_pairs/0/baseline_engine").asText()).isEqualTo("exact");
+        assertThat(run.out()).contains(dir.resolve("parity/parity.html").toString());
     }
 }

@@ -71,8 +71,22 @@ class ParityCommandTest {
         assertThat(int8.path("profile").asText()).isEqualTo("int8");
         // int8 quantizes at other points than upstream's A8: measured mean KL 1.1e-5 (the engine's Int8AgreementTest bound, 5e-5).
         assertThat(int8.at("/taps/" + (int8.path("taps").size() - 1) + "/mean_kl").asDouble()).isBetween(1e-7, 5e-5);
+        assertThat(json.at("/parity/reference_weights/identical_to_model").asBoolean()).isTrue();
+        // Engine against engine: int8 on top of exact, reported with every tap but not judged.
+        JsonNode pair = json.at("/parity/engine_pairs/0");
+        assertThat(json.at("/parity/engine_pairs").size()).isEqualTo(1);
+        assertThat(pair.path("engine").asText()).isEqualTo("int8");
+        assertThat(pair.path("baseline_engine").asText()).isEqualTo("exact");
+        assertThat(pair.has("passed")).isFalse();
+        assertThat(pair.path("taps").size()).isEqualTo(taps.size());
+        // int8 vs exact engine carries the int8 error alone (measured logits rel L2 0.015); it
+        // cannot be below float32 noise (1e-6) nor above the int8 profile's limit (0.08).
+        assertThat(pair.at("/taps/" + (taps.size() - 1) + "/rel_l2").asDouble()).isBetween(1e-6, 0.08);
+        assertThat(pair.path("worst_rel_l2_by_layer").size()).isEqualTo(6);
+        assertThat(defaults.out()).contains("int8 vs engine exact: logits rel L2");
         String md = Files.readString(out.resolve("parity.md"));
-        assertThat(md).startsWith("# Parity: PASS").contains("| layer03.attn.out |", "## Provenance");
+        assertThat(md).startsWith("# Parity: PASS").contains("| layer03.attn.out |", "## Provenance",
+                "| int8 vs exact | - | not judged |", "## Engine int8 vs engine exact (the error int8 adds on top of exact): not judged");
     }
 
     @Test
@@ -86,7 +100,7 @@ class ParityCommandTest {
         CliRun run = CliRun.of("parity", cact(), "--tokens", s040(), "--engine", "exact", "--profile", profile.toString(),
                 "--out", dir.resolve("r").toString());
         assertThat(run.exit()).as(run.err()).isEqualTo(1);
-        assertThat(run.out()).contains("FAIL; first out of tolerance: layer02.lanes_in");
+        assertThat(run.out()).contains("FAIL (profile tight); first out of tolerance: layer02.lanes_in");
         JsonNode json = new ObjectMapper().readTree(dir.resolve("r/parity.json").toFile());
         assertThat(json.at("/parity/passed").asBoolean()).isFalse();
         assertThat(json.at("/parity/first_failure/tap").asText()).isEqualTo("layer02.lanes_in");
@@ -100,9 +114,9 @@ class ParityCommandTest {
     @Test
     void badInputIsExitTwoWithOneLine(@TempDir Path dir) throws Exception {
         String r = dir.resolve("r").toString();
-        CliRun engine = CliRun.of("parity", cact(), "--tokens", "1,2", "--engine", "torch", "--out", r);
+        CliRun engine = CliRun.of("parity", cact(), "--tokens", "1,2", "--engine", "exact,gpu", "--out", r);
         assertThat(engine.exit()).isEqualTo(2);
-        assertThat(engine.err().strip()).doesNotContain("\n").contains("unknown engine 'torch'");
+        assertThat(engine.err().strip()).doesNotContain("\n").contains("unknown engine 'gpu' (known: exact, int8");
 
         CliRun missing = CliRun.of("parity", dir.resolve("absent.cact").toString(), "--tokens", "1,2", "--out", r);
         assertThat(missing.exit()).isEqualTo(2);
@@ -125,9 +139,11 @@ class ParityCommandTest {
         assertThat(defaults.exit()).as(defaults.err()).isZero();
         Path html = out.resolve("parity.html");
         String page = Files.readString(html);
-        // Self-contained: charts are inline PNG data, nothing is fetched.
+        // Self-contained: charts are inline PNG data, nothing is fetched. One overview of every
+        // comparison's error growth, per engine vs reference a per-site curve, a heat map and a
+        // logit scatter, and for int8 vs exact a curve and a scatter.
         assertThat(page).doesNotContain("http://", "https://");
-        assertThat(page.split("src=\"data:image/png;base64,", -1)).hasSize(1 + 6);
+        assertThat(page.split("src=\"data:image/png;base64,", -1)).hasSize(1 + 1 + 3 + 3 + 2);
         assertThat(Files.isExecutable(CHROMIUM))
                 .as("headless rendering needs %s: install the Debian package 'chromium' (apt-get install -y chromium)", CHROMIUM)
                 .isTrue();

@@ -16,7 +16,7 @@ class ToleranceProfileTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"strict", "int8"})
+    @ValueSource(strings = {"strict", "int8", "converted"})
     void builtInProfilesJudgeEveryTapAndSayWhy(String name) throws Exception {
         ToleranceProfile p = ToleranceProfile.resolve(name);
         assertThat(p.name()).isEqualTo(name);

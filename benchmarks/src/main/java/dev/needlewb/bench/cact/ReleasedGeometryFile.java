@@ -12,13 +12,13 @@ import java.nio.file.Path;
 import java.util.List;
 
 /** A synthetic .cact of the released Needle 2 geometry (13.7 MB) in a temporary folder. */
-final class ReleasedGeometryFile {
+public final class ReleasedGeometryFile {
     /** Quantized parameters of the released geometry: 37,748,736 CQ2 + 5,521,408 CQ4. */
-    static final int CQ_PARAMETERS = 43_270_144;
+    public static final int CQ_PARAMETERS = 43_270_144;
 
     private ReleasedGeometryFile() {}
 
-    static Path write() throws IOException, WorkbenchException {
+    public static Path write() throws IOException, WorkbenchException {
         Path dir = Files.createTempDirectory("cact-bench");
         Path file = dir.resolve("needle2-synthetic.cact");
         CactWriter.write(SyntheticCact.build(Geometry.needle2(), 1, List.of(ProbeHead.CONTRASTIVE, ProbeHead.CONFIDENCE),
@@ -26,7 +26,7 @@ final class ReleasedGeometryFile {
         return file;
     }
 
-    static void delete(Path file) throws IOException {
+    public static void delete(Path file) throws IOException {
         Files.deleteIfExists(file);
         Files.deleteIfExists(file.getParent());
     }

@@ -40,8 +40,8 @@ public final class PackedCqMatrix {
     private final CodeLayout layout;
     private final float[] values;
     private final Int8Codebook codebook8;
-    private final IntVector tableExact;
-    private final IntVector table8;
+    private final NibbleTables tablesExact;
+    private final NibbleTables tables8;
 
     private PackedCqMatrix(String name, MemorySegment codes, MemorySegment norms, int rows, int cols, int group,
             CodeLayout layout, float[] values, Int8Codebook codebook8) {
@@ -58,14 +58,10 @@ public final class PackedCqMatrix {
         this.values = values;
         this.codebook8 = codebook8;
         byte[] b8 = codebook8.values();
-        float[] exact = new float[I16.length()];
-        float[] q8 = new float[I16.length()];
-        for (int i = 0; i < exact.length; i++) {
-            exact[i] = values[i % values.length];
-            q8[i] = b8[i % b8.length];
-        }
-        this.tableExact = FloatVector.fromArray(F16, exact, 0).reinterpretAsInts();
-        this.table8 = FloatVector.fromArray(F16, q8, 0).reinterpretAsInts();
+        float[] q8 = new float[b8.length];
+        for (int i = 0; i < q8.length; i++) q8[i] = b8[i];
+        this.tablesExact = NibbleTables.of(values);
+        this.tables8 = NibbleTables.of(q8);
     }
 
     /**
@@ -124,7 +120,7 @@ public final class PackedCqMatrix {
     public void rows(Activation a, float[] out, int outOff, int from, int to) {
         check(a);
         boolean int8 = a.mode() == NumericMode.INT8;
-        IntVector table = int8 ? table8 : tableExact;
+        NibbleTables table = int8 ? tables8 : tablesExact;
         float outScale = int8 ? codebook8.scale() : 1f;
         int r = from;
         for (; r + 4 <= to; r += 4) dot4(a, table, outScale, out, outOff, r);
@@ -136,7 +132,7 @@ public final class PackedCqMatrix {
         check(a);
         boolean int8 = a.mode() == NumericMode.INT8;
         for (int r = from; r < to; r++) {
-            out[outOff + r] = dot1(a, int8 ? table8 : tableExact, int8 ? codebook8.scale() : 1f, r);
+            out[outOff + r] = dot1(a, int8 ? tables8 : tablesExact, int8 ? codebook8.scale() : 1f, r);
         }
     }
 
@@ -158,23 +154,13 @@ public final class PackedCqMatrix {
     }
 
     /**
-     * The codebook values of one plane: the codes shifted down, then a 16-lane permute of the table's
-     * float bits. The permute takes the lane index modulo 16, so no mask is needed: 4-bit codes index
-     * the table directly and 2-bit tables repeat their 4 values over the 16 lanes.
-     */
-    private static FloatVector lookup(IntVector packed, int shift, IntVector table) {
-        return packed.lanewise(VectorOperators.LSHR, shift).selectFrom(table).reinterpretAsFloats();
-    }
-
-    /**
-     * One row: per group, float lanes {@code sum += table[code] * x}, then {@code acc += sum * (scale * norm)};
+     * One row: per group, float lanes {@code sum += value[code] * x}, then {@code acc += sum * (scale * norm)};
      * the 16 lanes are summed once per row. The arithmetic is the same lane for lane as {@link #dot4}.
      */
-    private float dot1(Activation a, IntVector table, float outScale, int r) {
+    private float dot1(Activation a, NibbleTables t, float outScale, int r) {
         float[] x = a.x;
-        int planes = layout.planes();
-        int bits = layout.bits();
         int chunksPerGroup = group / layout.codesPerChunk();
+        boolean pairs = t.pairs();
         long base = (long) r * rowBytes;
         FloatVector acc = FloatVector.zero(F16);
         int c = 0;
@@ -183,8 +169,14 @@ public final class PackedCqMatrix {
             for (int k = 0; k < chunksPerGroup; k++, c++) {
                 IntVector packed = chunk(base + (long) c * CodeLayout.CHUNK_BYTES);
                 int xo = c * layout.codesPerChunk();
-                for (int p = 0; p < planes; p++) {
-                    sum = lookup(packed, p * bits, table).fma(FloatVector.fromArray(F16, x, xo + p * CodeLayout.CHUNK_BYTES), sum);
+                for (int shift = 0; shift < 8; shift += 4) {
+                    IntVector nibbles = packed.lanewise(VectorOperators.LSHR, shift);
+                    sum = t.low(nibbles).fma(FloatVector.fromArray(F16, x, xo), sum);
+                    xo += CodeLayout.CHUNK_BYTES;
+                    if (pairs) {
+                        sum = t.high(nibbles).fma(FloatVector.fromArray(F16, x, xo), sum);
+                        xo += CodeLayout.CHUNK_BYTES;
+                    }
                 }
             }
             acc = sum.fma(FloatVector.broadcast(F16, a.scales[g] * norm(r, g)), acc);
@@ -193,11 +185,10 @@ public final class PackedCqMatrix {
     }
 
     /** Rows {@code r .. r + 3}, each activation vector loaded once for the four. */
-    private void dot4(Activation a, IntVector table, float outScale, float[] out, int outOff, int r) {
+    private void dot4(Activation a, NibbleTables t, float outScale, float[] out, int outOff, int r) {
         float[] x = a.x;
-        int planes = layout.planes();
-        int bits = layout.bits();
         int chunksPerGroup = group / layout.codesPerChunk();
+        boolean pairs = t.pairs();
         long b0 = (long) r * rowBytes, b1 = b0 + rowBytes, b2 = b1 + rowBytes, b3 = b2 + rowBytes;
         FloatVector acc0 = FloatVector.zero(F16), acc1 = acc0, acc2 = acc0, acc3 = acc0;
         int c = 0;
@@ -207,13 +198,23 @@ public final class PackedCqMatrix {
                 long co = (long) c * CodeLayout.CHUNK_BYTES;
                 IntVector p0 = chunk(b0 + co), p1 = chunk(b1 + co), p2 = chunk(b2 + co), p3 = chunk(b3 + co);
                 int xo = c * layout.codesPerChunk();
-                for (int p = 0; p < planes; p++) {
-                    FloatVector xv = FloatVector.fromArray(F16, x, xo + p * CodeLayout.CHUNK_BYTES);
-                    int shift = p * bits;
-                    s0 = lookup(p0, shift, table).fma(xv, s0);
-                    s1 = lookup(p1, shift, table).fma(xv, s1);
-                    s2 = lookup(p2, shift, table).fma(xv, s2);
-                    s3 = lookup(p3, shift, table).fma(xv, s3);
+                for (int shift = 0; shift < 8; shift += 4) {
+                    IntVector n0 = p0.lanewise(VectorOperators.LSHR, shift), n1 = p1.lanewise(VectorOperators.LSHR, shift),
+                            n2 = p2.lanewise(VectorOperators.LSHR, shift), n3 = p3.lanewise(VectorOperators.LSHR, shift);
+                    FloatVector xv = FloatVector.fromArray(F16, x, xo);
+                    s0 = t.low(n0).fma(xv, s0);
+                    s1 = t.low(n1).fma(xv, s1);
+                    s2 = t.low(n2).fma(xv, s2);
+                    s3 = t.low(n3).fma(xv, s3);
+                    xo += CodeLayout.CHUNK_BYTES;
+                    if (pairs) {
+                        xv = FloatVector.fromArray(F16, x, xo);
+                        s0 = t.high(n0).fma(xv, s0);
+                        s1 = t.high(n1).fma(xv, s1);
+                        s2 = t.high(n2).fma(xv, s2);
+                        s3 = t.high(n3).fma(xv, s3);
+                        xo += CodeLayout.CHUNK_BYTES;
+                    }
                 }
             }
             float scale = a.scales[g];

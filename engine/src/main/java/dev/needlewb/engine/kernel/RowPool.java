@@ -11,7 +11,9 @@ import java.util.concurrent.locks.LockSupport;
  * the four-row kernel only); smaller matrices run whole on the caller. A decode step issues a few
  * hundred short jobs, so waiting threads spin briefly (a park/unpark round trip per job would cost
  * more than the job), then yield (on an oversubscribed machine the thread they wait for needs the
- * core), and idle workers finally park. One caller at a time: the pool belongs to one session.
+ * core), and idle workers finally park. A job with nothing to split runs on the caller without
+ * waking anyone. Other per-step work that splits into independent parts (attention over kv heads)
+ * runs through {@link #run}. One caller at a time: the pool belongs to one session.
  */
 public final class RowPool implements AutoCloseable {
     /** Matrices with fewer rows than this run on the calling thread. */
@@ -28,6 +30,13 @@ public final class RowPool implements AutoCloseable {
     private Activation jobActivation;
     private PackedCqMatrix[] jobMatrices;
     private float[][] jobOutputs;
+    private Parts jobParts;
+
+    /** Work split into {@code parts} pieces; piece {@code part} runs on one thread, concurrently with the others. */
+    @FunctionalInterface
+    public interface Parts {
+        void run(int part, int parts);
+    }
 
     public RowPool(int threads) {
         if (threads < 1) throw new IllegalArgumentException("threads must be >= 1, got " + threads);
@@ -54,13 +63,38 @@ public final class RowPool implements AutoCloseable {
      * thread takes its part of every matrix, so the input is read while hot and the threads meet once.
      */
     public void matvec(Activation a, PackedCqMatrix[] ms, float[][] outs) {
-        if (threads == 1) {
+        if (threads == 1 || !anySplit(ms)) {
             for (int i = 0; i < ms.length; i++) ms[i].matvec(a, outs[i], 0);
             return;
         }
         jobActivation = a;
         jobMatrices = ms;
         jobOutputs = outs;
+        dispatch();
+    }
+
+    /** Runs {@code task} as {@link #threads()} parts, part 0 on the caller; returns when all are done. */
+    public void run(Parts task) {
+        if (threads == 1) {
+            task.run(0, 1);
+            return;
+        }
+        jobParts = task;
+        try {
+            dispatch();
+        } finally {
+            jobParts = null;
+        }
+    }
+
+    private static boolean anySplit(PackedCqMatrix[] ms) {
+        for (PackedCqMatrix m : ms) {
+            if (m.rows() >= SPLIT_ROWS) return true;
+        }
+        return false;
+    }
+
+    private void dispatch() {
         pending.set(workers.length);
         generation = generation + 1;
         for (int i = 0; i < workers.length; i++) {
@@ -74,6 +108,11 @@ public final class RowPool implements AutoCloseable {
     }
 
     private void runPart(int part) {
+        Parts parts = jobParts;
+        if (parts != null) {
+            parts.run(part, threads);
+            return;
+        }
         for (int i = 0; i < jobMatrices.length; i++) {
             PackedCqMatrix m = jobMatrices[i];
             int rows = m.rows();

@@ -6,7 +6,7 @@ import dev.needlewb.engine.kernel.RowPool;
  * Causal grouped-query attention of one new position over the cache: query head {@code h} reads
  * kv head {@code h / (heads / kvHeads)}; scores {@code q.k / sqrt(headDim)} over the visible keys
  * (the pinned sinks before the window, then the window up to the query), softmax, weighted sum of values.
- * The kv heads are split over the pool's threads; every head's arithmetic is the same whatever the split.
+ * Each kv head is one ticket of the pool; every head's arithmetic is the same whatever thread runs it.
  */
 public final class Attention {
     private final int heads;
@@ -14,7 +14,7 @@ public final class Attention {
     private final int headDim;
     private final RowPool pool;
     private final float[][] scores;
-    private final RowPool.Parts byKvHead = this::kvHeads;
+    private final RowPool.Tickets byKvHead = this::kvHead;
     private KvCache cache;
     private int layer;
     private int pos;
@@ -37,15 +37,12 @@ public final class Attention {
         this.pos = pos;
         this.q = q;
         this.out = out;
-        pool.run(byKvHead);
+        pool.run(kvHeads, byKvHead);
     }
 
-    private void kvHeads(int part, int parts) {
-        int per = Math.ceilDiv(kvHeads, parts);
+    private void kvHead(int kv, int thread) {
         int group = heads / kvHeads;
-        for (int kv = part * per; kv < Math.min(kvHeads, (part + 1) * per); kv++) {
-            for (int h = kv * group; h < (kv + 1) * group; h++) head(h, kv * headDim, scores[part]);
-        }
+        for (int h = kv * group; h < (kv + 1) * group; h++) head(h, kv * headDim, scores[thread]);
     }
 
     private void head(int h, int kvOff, float[] s) {

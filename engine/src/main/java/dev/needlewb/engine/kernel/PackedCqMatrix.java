@@ -223,10 +223,7 @@ public final class PackedCqMatrix {
             acc2 = s2.fma(FloatVector.broadcast(F16, scale * norm(r + 2, g)), acc2);
             acc3 = s3.fma(FloatVector.broadcast(F16, scale * norm(r + 3, g)), acc3);
         }
-        out[outOff + r] = Lanes.sum(acc0) * outScale;
-        out[outOff + r + 1] = Lanes.sum(acc1) * outScale;
-        out[outOff + r + 2] = Lanes.sum(acc2) * outScale;
-        out[outOff + r + 3] = Lanes.sum(acc3) * outScale;
+        Lanes.sum4(acc0, acc1, acc2, acc3, outScale, out, outOff + r);
     }
 
     /**

@@ -27,7 +27,7 @@ public final class Activation {
     final float[] scales;
 
     /** Largest group whose int8 dot product float32 sums exactly: 1024 * 127 * 127 < 2^24. */
-    static final int MAX_EXACT_GROUP = 1024;
+    public static final int MAX_EXACT_GROUP = 1024;
 
     public Activation(int cols, int group, CodeLayout layout, NumericMode mode) {
         if (cols <= 0) throw new IllegalArgumentException("cols must be positive, got " + cols);

@@ -6,6 +6,7 @@ import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.cq.CqPacking;
 import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.engine.kernel.Activation;
 import dev.needlewb.engine.kernel.CodeLayout;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
 import dev.needlewb.engine.layer.Engram;
@@ -84,6 +85,10 @@ final class ModelWeights {
         }
         if (r.group() % new CodeLayout(codeBits).codesPerChunk() != 0) {
             throw fail(r, "CQ group " + r.group() + " is not a multiple of the kernel chunk for " + codeBits + "-bit codes");
+        }
+        if (r.group() > Activation.MAX_EXACT_GROUP) {
+            throw fail(r, "CQ group " + r.group() + " is above the kernels' " + Activation.MAX_EXACT_GROUP
+                    + " (int8 group sums must stay exact in float32)");
         }
         return PackedCqMatrix.over(name, file.blob(r.index()), Math.toIntExact(r.dim(0)), Math.toIntExact(r.dim(1)),
                 r.group(), codeBits, values);

@@ -5,8 +5,15 @@ package dev.needlewb.engine.kernel;
  * group the orthonormal Hadamard transform {@code H_g x} in float32, stored in the plane order of
  * {@link CodeLayout}; in {@link NumericMode#INT8} additionally quantized per group to int8 with
  * scale {@code absmax / 127} (round half even; an all-zero group gets scale 1). Allocated once and
- * refilled by {@link #prepare} for every new input, so the hot path allocates nothing. The int8
- * values are held in int lanes: the kernels multiply them as int32 without a widening step.
+ * refilled by {@link #prepare} for every new input, so the hot path allocates nothing.
+ *
+ * <p>Both modes hand the kernels the same shape: {@link #x} in plane order and one factor per group
+ * in {@link #scales}. Exact mode: {@code x = H_g x}, every factor 1 (multiplying by 1 is exact, so the
+ * float32 arithmetic is unchanged). int8 mode: {@code x} holds the int8 values as floats and the
+ * factor is the group's scale. The kernels accumulate {@code codebook8 * x} in float lanes: every
+ * product is an integer below 2^14 and every partial sum of a group stays below
+ * {@code group * 127 * 127 < 2^24} for groups up to 1024, so float32 adds them exactly and the sums
+ * are the int32 dot products bit for bit, without integer multiplies or conversions.
  */
 public final class Activation {
     private final int cols;
@@ -16,15 +23,17 @@ public final class Activation {
     private final NumericMode mode;
     private final float[] natural;
     private final int[] planeIndex;
-    final float[] hx;
-    final int[] q;
+    final float[] x;
     final float[] scales;
+
+    /** Largest group whose int8 dot product float32 sums exactly: 1024 * 127 * 127 < 2^24. */
+    public static final int MAX_EXACT_GROUP = 1024;
 
     public Activation(int cols, int group, CodeLayout layout, NumericMode mode) {
         if (cols <= 0) throw new IllegalArgumentException("cols must be positive, got " + cols);
-        if (!Hadamard.isPowerOfTwo(group) || group % layout.codesPerChunk() != 0) {
-            throw new IllegalArgumentException("group " + group + " must be a power of two and a multiple of "
-                    + layout.codesPerChunk() + " for " + layout.bits() + "-bit codes");
+        if (!Hadamard.isPowerOfTwo(group) || group % layout.codesPerChunk() != 0 || group > MAX_EXACT_GROUP) {
+            throw new IllegalArgumentException("group " + group + " must be a power of two, a multiple of "
+                    + layout.codesPerChunk() + " for " + layout.bits() + "-bit codes and at most " + MAX_EXACT_GROUP);
         }
         this.cols = cols;
         this.group = group;
@@ -34,18 +43,18 @@ public final class Activation {
         this.natural = new float[colsPad];
         this.planeIndex = new int[colsPad];
         for (int k = 0; k < colsPad; k++) planeIndex[k] = layout.planeIndex(k);
-        this.hx = mode == NumericMode.EXACT ? new float[colsPad] : null;
-        this.q = mode == NumericMode.INT8 ? new int[colsPad] : null;
-        this.scales = mode == NumericMode.INT8 ? new float[colsPad / group] : null;
+        this.x = new float[colsPad];
+        this.scales = new float[colsPad / group];
+        java.util.Arrays.fill(scales, 1f);
     }
 
-    /** Transforms {@code x[off, off + cols)} for the next matrix-vector products. */
-    public void prepare(float[] x, int off) {
-        System.arraycopy(x, off, natural, 0, cols);
+    /** Transforms {@code input[off, off + cols)} for the next matrix-vector products. */
+    public void prepare(float[] input, int off) {
+        System.arraycopy(input, off, natural, 0, cols);
         java.util.Arrays.fill(natural, cols, colsPad, 0f);
         for (int g = 0; g < colsPad; g += group) Hadamard.transform(natural, g, group);
         if (mode == NumericMode.EXACT) {
-            for (int k = 0; k < colsPad; k++) hx[planeIndex[k]] = natural[k];
+            for (int k = 0; k < colsPad; k++) this.x[planeIndex[k]] = natural[k];
         } else {
             quantize();
         }
@@ -58,7 +67,7 @@ public final class Activation {
             float scale = absmax > 0f ? absmax / 127f : 1f;
             scales[gi] = scale;
             for (int k = g; k < g + group; k++) {
-                q[planeIndex[k]] = (int) Math.rint(natural[k] / scale);
+                x[planeIndex[k]] = (float) Math.rint(natural[k] / scale);
             }
         }
     }

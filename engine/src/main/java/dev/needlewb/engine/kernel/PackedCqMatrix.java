@@ -17,10 +17,10 @@ import jdk.incubator.vector.VectorSpecies;
  *
  * <p>Kernels: a four-row kernel that loads each activation vector once for four rows and a
  * single-row kernel for the tail. Both run exactly the same per-row arithmetic (same lanes, same
- * order), so they agree element for element. Exact mode accumulates float32 lanes
- * {@code values[code] * hx}; int8 mode accumulates int32 lanes {@code q8(values)[code] * q8(hx)}
- * per group and folds the group into float lanes with {@code activation scale * norm}, the
- * codebook scale being applied once per row.
+ * order), so they agree element for element. Both modes run one kernel on float lanes: exact mode
+ * accumulates {@code values[code] * hx}, int8 mode {@code q8(values)[code] * q8(hx)} (integers, summed
+ * exactly; see {@link Activation}); each group is folded in with {@code activation scale * norm}
+ * and the int8 codebook scale is applied once per row.
  */
 public final class PackedCqMatrix {
     static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
@@ -40,8 +40,8 @@ public final class PackedCqMatrix {
     private final CodeLayout layout;
     private final float[] values;
     private final Int8Codebook codebook8;
-    private final IntVector valueBits;
-    private final IntVector values8;
+    private final NibbleTables tablesExact;
+    private final NibbleTables tables8;
 
     private PackedCqMatrix(String name, MemorySegment codes, MemorySegment norms, int rows, int cols, int group,
             CodeLayout layout, float[] values, Int8Codebook codebook8) {
@@ -57,11 +57,11 @@ public final class PackedCqMatrix {
         this.layout = layout;
         this.values = values;
         this.codebook8 = codebook8;
-        this.valueBits = FloatVector.fromArray(F16, java.util.Arrays.copyOf(values, F16.length()), 0).reinterpretAsInts();
-        int[] q8 = new int[I16.length()];
         byte[] b8 = codebook8.values();
-        for (int i = 0; i < b8.length; i++) q8[i] = b8[i];
-        this.values8 = IntVector.fromArray(I16, q8, 0);
+        float[] q8 = new float[b8.length];
+        for (int i = 0; i < q8.length; i++) q8[i] = b8[i];
+        this.tablesExact = NibbleTables.of(values);
+        this.tables8 = NibbleTables.of(q8);
     }
 
     /**
@@ -72,7 +72,7 @@ public final class PackedCqMatrix {
             float[] values) {
         CodeLayout layout = new CodeLayout(codeBits);
         if (rows <= 0 || cols <= 0) throw new IllegalArgumentException(name + ": empty shape [" + rows + ", " + cols + "]");
-        if (!Hadamard.isPowerOfTwo(group) || group % layout.codesPerChunk() != 0) {
+        if (!Hadamard.isPowerOfTwo(group) || group % layout.codesPerChunk() != 0 || group > Activation.MAX_EXACT_GROUP) {
             throw new IllegalArgumentException(name + ": group " + group + " unsupported for " + codeBits + "-bit codes");
         }
         if (values.length != 1 << codeBits) {
@@ -119,21 +119,20 @@ public final class PackedCqMatrix {
     /** Rows {@code [from, to)}: four-row kernel over whole blocks of four, single-row kernel for the rest. */
     public void rows(Activation a, float[] out, int outOff, int from, int to) {
         check(a);
+        boolean int8 = a.mode() == NumericMode.INT8;
+        NibbleTables table = int8 ? tables8 : tablesExact;
+        float outScale = int8 ? codebook8.scale() : 1f;
         int r = from;
-        if (a.mode() == NumericMode.EXACT) {
-            for (; r + 4 <= to; r += 4) exact4(a.hx, out, outOff, r);
-            for (; r < to; r++) out[outOff + r] = exact1(a.hx, r);
-        } else {
-            for (; r + 4 <= to; r += 4) int8x4(a, out, outOff, r);
-            for (; r < to; r++) out[outOff + r] = int8x1(a, r);
-        }
+        for (; r + 4 <= to; r += 4) dot4(a, table, outScale, out, outOff, r);
+        for (; r < to; r++) out[outOff + r] = dot1(a, table, outScale, r);
     }
 
     /** Rows {@code [from, to)} with the single-row kernel only: the baseline the four-row kernel must equal. */
     void rowsSingle(Activation a, float[] out, int outOff, int from, int to) {
         check(a);
+        boolean int8 = a.mode() == NumericMode.INT8;
         for (int r = from; r < to; r++) {
-            out[outOff + r] = a.mode() == NumericMode.EXACT ? exact1(a.hx, r) : int8x1(a, r);
+            out[outOff + r] = dot1(a, int8 ? tables8 : tablesExact, int8 ? codebook8.scale() : 1f, r);
         }
     }
 
@@ -148,26 +147,20 @@ public final class PackedCqMatrix {
         return Float.float16ToFloat(norms.get(FP16, ((long) row * groups + g) * 2));
     }
 
-    /** Sixteen bytes of codes, one per int lane (sign-extended; the plane mask drops the extension). */
+    /** Sixteen bytes of codes, one per int lane (sign-extended; the table lookup wraps the extension away). */
     private IntVector chunk(long offset) {
         return (IntVector) ByteVector.fromMemorySegment(B16, codes, offset, ByteOrder.LITTLE_ENDIAN)
                 .convertShape(VectorOperators.B2I, I16, 0);
     }
 
-    /** Plane {@code plane} of a chunk as float codebook values: a 16-entry permute of the value bits. */
-    private FloatVector lookup(IntVector packed, int plane) {
-        return packed.lanewise(VectorOperators.LSHR, plane * layout.bits()).and(layout.mask())
-                .selectFrom(valueBits).reinterpretAsFloats();
-    }
-
-    /** Plane {@code plane} of a chunk as int8 codebook values in int32 lanes. */
-    private IntVector lookup8(IntVector packed, int plane) {
-        return packed.lanewise(VectorOperators.LSHR, plane * layout.bits()).and(layout.mask()).selectFrom(values8);
-    }
-
-    private float exact1(float[] hx, int r) {
-        int planes = layout.planes();
+    /**
+     * One row: per group, float lanes {@code sum += value[code] * x}, then {@code acc += sum * (scale * norm)};
+     * the 16 lanes are summed once per row. The arithmetic is the same lane for lane as {@link #dot4}.
+     */
+    private float dot1(Activation a, NibbleTables t, float outScale, int r) {
+        float[] x = a.x;
         int chunksPerGroup = group / layout.codesPerChunk();
+        boolean pairs = t.pairs();
         long base = (long) r * rowBytes;
         FloatVector acc = FloatVector.zero(F16);
         int c = 0;
@@ -176,18 +169,26 @@ public final class PackedCqMatrix {
             for (int k = 0; k < chunksPerGroup; k++, c++) {
                 IntVector packed = chunk(base + (long) c * CodeLayout.CHUNK_BYTES);
                 int xo = c * layout.codesPerChunk();
-                for (int p = 0; p < planes; p++) {
-                    sum = lookup(packed, p).fma(FloatVector.fromArray(F16, hx, xo + p * CodeLayout.CHUNK_BYTES), sum);
+                for (int shift = 0; shift < 8; shift += 4) {
+                    IntVector nibbles = packed.lanewise(VectorOperators.LSHR, shift);
+                    sum = t.low(nibbles).fma(FloatVector.fromArray(F16, x, xo), sum);
+                    xo += CodeLayout.CHUNK_BYTES;
+                    if (pairs) {
+                        sum = t.high(nibbles).fma(FloatVector.fromArray(F16, x, xo), sum);
+                        xo += CodeLayout.CHUNK_BYTES;
+                    }
                 }
             }
-            acc = sum.fma(FloatVector.broadcast(F16, norm(r, g)), acc);
+            acc = sum.fma(FloatVector.broadcast(F16, a.scales[g] * norm(r, g)), acc);
         }
-        return Lanes.sum(acc);
+        return Lanes.sum(acc) * outScale;
     }
 
-    private void exact4(float[] hx, float[] out, int outOff, int r) {
-        int planes = layout.planes();
+    /** Rows {@code r .. r + 3}, each activation vector loaded once for the four. */
+    private void dot4(Activation a, NibbleTables t, float outScale, float[] out, int outOff, int r) {
+        float[] x = a.x;
         int chunksPerGroup = group / layout.codesPerChunk();
+        boolean pairs = t.pairs();
         long b0 = (long) r * rowBytes, b1 = b0 + rowBytes, b2 = b1 + rowBytes, b3 = b2 + rowBytes;
         FloatVector acc0 = FloatVector.zero(F16), acc1 = acc0, acc2 = acc0, acc3 = acc0;
         int c = 0;
@@ -197,82 +198,32 @@ public final class PackedCqMatrix {
                 long co = (long) c * CodeLayout.CHUNK_BYTES;
                 IntVector p0 = chunk(b0 + co), p1 = chunk(b1 + co), p2 = chunk(b2 + co), p3 = chunk(b3 + co);
                 int xo = c * layout.codesPerChunk();
-                for (int p = 0; p < planes; p++) {
-                    FloatVector x = FloatVector.fromArray(F16, hx, xo + p * CodeLayout.CHUNK_BYTES);
-                    s0 = lookup(p0, p).fma(x, s0);
-                    s1 = lookup(p1, p).fma(x, s1);
-                    s2 = lookup(p2, p).fma(x, s2);
-                    s3 = lookup(p3, p).fma(x, s3);
-                }
-            }
-            acc0 = s0.fma(FloatVector.broadcast(F16, norm(r, g)), acc0);
-            acc1 = s1.fma(FloatVector.broadcast(F16, norm(r + 1, g)), acc1);
-            acc2 = s2.fma(FloatVector.broadcast(F16, norm(r + 2, g)), acc2);
-            acc3 = s3.fma(FloatVector.broadcast(F16, norm(r + 3, g)), acc3);
-        }
-        out[outOff + r] = Lanes.sum(acc0);
-        out[outOff + r + 1] = Lanes.sum(acc1);
-        out[outOff + r + 2] = Lanes.sum(acc2);
-        out[outOff + r + 3] = Lanes.sum(acc3);
-    }
-
-    private float int8x1(Activation a, int r) {
-        int[] q = a.q;
-        int planes = layout.planes();
-        int chunksPerGroup = group / layout.codesPerChunk();
-        long base = (long) r * rowBytes;
-        FloatVector acc = FloatVector.zero(F16);
-        int c = 0;
-        for (int g = 0; g < groups; g++) {
-            IntVector sum = IntVector.zero(I16);
-            for (int k = 0; k < chunksPerGroup; k++, c++) {
-                IntVector packed = chunk(base + (long) c * CodeLayout.CHUNK_BYTES);
-                int xo = c * layout.codesPerChunk();
-                for (int p = 0; p < planes; p++) {
-                    sum = sum.add(lookup8(packed, p).mul(IntVector.fromArray(I16, q, xo + p * CodeLayout.CHUNK_BYTES)));
-                }
-            }
-            acc = toFloat(sum).fma(FloatVector.broadcast(F16, a.scales[g] * norm(r, g)), acc);
-        }
-        return Lanes.sum(acc) * codebook8.scale();
-    }
-
-    private void int8x4(Activation a, float[] out, int outOff, int r) {
-        int[] q = a.q;
-        int planes = layout.planes();
-        int chunksPerGroup = group / layout.codesPerChunk();
-        long b0 = (long) r * rowBytes, b1 = b0 + rowBytes, b2 = b1 + rowBytes, b3 = b2 + rowBytes;
-        FloatVector acc0 = FloatVector.zero(F16), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-        int c = 0;
-        for (int g = 0; g < groups; g++) {
-            IntVector s0 = IntVector.zero(I16), s1 = s0, s2 = s0, s3 = s0;
-            for (int k = 0; k < chunksPerGroup; k++, c++) {
-                long co = (long) c * CodeLayout.CHUNK_BYTES;
-                IntVector p0 = chunk(b0 + co), p1 = chunk(b1 + co), p2 = chunk(b2 + co), p3 = chunk(b3 + co);
-                int xo = c * layout.codesPerChunk();
-                for (int p = 0; p < planes; p++) {
-                    IntVector x = IntVector.fromArray(I16, q, xo + p * CodeLayout.CHUNK_BYTES);
-                    s0 = s0.add(lookup8(p0, p).mul(x));
-                    s1 = s1.add(lookup8(p1, p).mul(x));
-                    s2 = s2.add(lookup8(p2, p).mul(x));
-                    s3 = s3.add(lookup8(p3, p).mul(x));
+                for (int shift = 0; shift < 8; shift += 4) {
+                    IntVector n0 = p0.lanewise(VectorOperators.LSHR, shift), n1 = p1.lanewise(VectorOperators.LSHR, shift),
+                            n2 = p2.lanewise(VectorOperators.LSHR, shift), n3 = p3.lanewise(VectorOperators.LSHR, shift);
+                    FloatVector xv = FloatVector.fromArray(F16, x, xo);
+                    s0 = t.low(n0).fma(xv, s0);
+                    s1 = t.low(n1).fma(xv, s1);
+                    s2 = t.low(n2).fma(xv, s2);
+                    s3 = t.low(n3).fma(xv, s3);
+                    xo += CodeLayout.CHUNK_BYTES;
+                    if (pairs) {
+                        xv = FloatVector.fromArray(F16, x, xo);
+                        s0 = t.high(n0).fma(xv, s0);
+                        s1 = t.high(n1).fma(xv, s1);
+                        s2 = t.high(n2).fma(xv, s2);
+                        s3 = t.high(n3).fma(xv, s3);
+                        xo += CodeLayout.CHUNK_BYTES;
+                    }
                 }
             }
             float scale = a.scales[g];
-            acc0 = toFloat(s0).fma(FloatVector.broadcast(F16, scale * norm(r, g)), acc0);
-            acc1 = toFloat(s1).fma(FloatVector.broadcast(F16, scale * norm(r + 1, g)), acc1);
-            acc2 = toFloat(s2).fma(FloatVector.broadcast(F16, scale * norm(r + 2, g)), acc2);
-            acc3 = toFloat(s3).fma(FloatVector.broadcast(F16, scale * norm(r + 3, g)), acc3);
+            acc0 = s0.fma(FloatVector.broadcast(F16, scale * norm(r, g)), acc0);
+            acc1 = s1.fma(FloatVector.broadcast(F16, scale * norm(r + 1, g)), acc1);
+            acc2 = s2.fma(FloatVector.broadcast(F16, scale * norm(r + 2, g)), acc2);
+            acc3 = s3.fma(FloatVector.broadcast(F16, scale * norm(r + 3, g)), acc3);
         }
-        float cbScale = codebook8.scale();
-        out[outOff + r] = Lanes.sum(acc0) * cbScale;
-        out[outOff + r + 1] = Lanes.sum(acc1) * cbScale;
-        out[outOff + r + 2] = Lanes.sum(acc2) * cbScale;
-        out[outOff + r + 3] = Lanes.sum(acc3) * cbScale;
-    }
-
-    private static FloatVector toFloat(IntVector v) {
-        return (FloatVector) v.convert(VectorOperators.I2F, 0);
+        Lanes.sum4(acc0, acc1, acc2, acc3, outScale, out, outOff + r);
     }
 
     /**

@@ -2,32 +2,56 @@ package dev.needlewb.engine.kernel;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Splits the rows of CQ matrix-vector products over a fixed set of threads: the caller plus
- * {@code threads - 1} workers. A matrix with at least {@link #SPLIT_ROWS} rows is cut into one
- * contiguous range per thread (boundaries on multiples of four, so every range but the last runs
- * the four-row kernel only); smaller matrices run whole on the caller. A decode step issues a few
- * hundred short jobs, so waiting threads spin briefly (a park/unpark round trip per job would cost
- * more than the job), then yield (on an oversubscribed machine the thread they wait for needs the
- * core), and idle workers finally park. One caller at a time: the pool belongs to one session.
+ * Runs the split work of a decode step over a fixed set of threads: the caller plus
+ * {@code threads - 1} workers. A job is a number of tickets that the threads claim one at a time
+ * from a shared counter, so a thread that starts late (or is descheduled on a busy machine) simply
+ * takes fewer: the caller returns as soon as every ticket is done, never waiting for a worker that
+ * had nothing left to do. For CQ matrix-vector products a matrix with at least {@link #SPLIT_ROWS}
+ * rows is cut into tickets of {@link #TICKET_ROWS} rows (multiples of four, so only a matrix's last
+ * ticket can run the single-row kernel, and the kernels agree element for element anyway); a
+ * smaller matrix is one ticket. A job with nothing to split runs on the caller without waking anyone.
+ *
+ * <p>A decode step issues a few hundred short jobs, so idle workers spin briefly (a park/unpark
+ * round trip per job would cost more than the job), then yield (on an oversubscribed machine the
+ * thread holding the work needs the core), and finally park. One caller at a time: the pool
+ * belongs to one session.
  */
 public final class RowPool implements AutoCloseable {
-    /** Matrices with fewer rows than this run on the calling thread. */
+    /** Matrices with fewer rows than this are not split. */
     public static final int SPLIT_ROWS = 128;
+    /** Rows per ticket of a split matrix. */
+    static final int TICKET_ROWS = 64;
     private static final int SPINS = 1 << 10;
     private static final int YIELDS_BEFORE_PARK = 1 << 12;
+
+    /** Work cut into tickets; {@code thread} (0 = the caller) identifies per-thread scratch. */
+    @FunctionalInterface
+    public interface Tickets {
+        void run(int ticket, int thread);
+    }
 
     private final int threads;
     private final Thread[] workers;
     private final AtomicIntegerArray parked;
-    private final AtomicInteger pending = new AtomicInteger();
+    /** The job's generation (high 32 bits) and its next unclaimed ticket (low 32 bits). */
+    private final AtomicLong next = new AtomicLong();
+    private final AtomicInteger done = new AtomicInteger();
     private volatile long generation;
     private volatile boolean closed;
-    private Activation jobActivation;
-    private PackedCqMatrix[] jobMatrices;
-    private float[][] jobOutputs;
+    private int jobTickets;
+    private Tickets jobTask;
+
+    private Activation mvActivation;
+    private PackedCqMatrix[] mvMatrices;
+    private float[][] mvOutputs;
+    private final int[] mvFirstTicket = new int[16];
+    private final Tickets matvecTicket = (ticket, thread) -> matvecTicket(ticket);
+    private final PackedCqMatrix[] oneMatrix = new PackedCqMatrix[1];
+    private final float[][] oneOutput = new float[1][];
 
     public RowPool(int threads) {
         if (threads < 1) throw new IllegalArgumentException("threads must be >= 1, got " + threads);
@@ -35,8 +59,8 @@ public final class RowPool implements AutoCloseable {
         this.workers = new Thread[threads - 1];
         this.parked = new AtomicIntegerArray(threads - 1);
         for (int i = 0; i < workers.length; i++) {
-            int part = i + 1;
-            workers[i] = Thread.ofPlatform().daemon().name("cq-rows-" + part).start(() -> work(part));
+            int thread = i + 1;
+            workers[i] = Thread.ofPlatform().daemon().name("cq-rows-" + thread).start(() -> work(thread));
         }
     }
 
@@ -46,49 +70,88 @@ public final class RowPool implements AutoCloseable {
 
     /** {@code out = m x} (rows split over the threads when {@code m} is big enough). */
     public void matvec(Activation a, PackedCqMatrix m, float[] out) {
-        matvec(a, new PackedCqMatrix[] {m}, new float[][] {out});
+        oneMatrix[0] = m;
+        oneOutput[0] = out;
+        matvec(a, oneMatrix, oneOutput);
     }
 
     /**
-     * {@code outs[i] = ms[i] x} for matrices that share one prepared input, as one job: every
-     * thread takes its part of every matrix, so the input is read while hot and the threads meet once.
+     * {@code outs[i] = ms[i] x} for matrices that share one prepared input, as one job: the threads
+     * work through every matrix's tickets, so the input is read while hot and the threads meet once.
      */
     public void matvec(Activation a, PackedCqMatrix[] ms, float[][] outs) {
-        if (threads == 1) {
+        if (ms.length >= mvFirstTicket.length) throw new IllegalArgumentException(ms.length + " matrices in one job");
+        int tickets = 0;
+        boolean split = false;
+        for (int i = 0; i < ms.length; i++) {
+            mvFirstTicket[i] = tickets;
+            int rows = ms[i].rows();
+            split |= rows >= SPLIT_ROWS;
+            tickets += rows >= SPLIT_ROWS ? Math.ceilDiv(rows, TICKET_ROWS) : 1;
+        }
+        mvFirstTicket[ms.length] = tickets;
+        if (threads == 1 || !split) {
             for (int i = 0; i < ms.length; i++) ms[i].matvec(a, outs[i], 0);
             return;
         }
-        jobActivation = a;
-        jobMatrices = ms;
-        jobOutputs = outs;
-        pending.set(workers.length);
-        generation = generation + 1;
+        mvActivation = a;
+        mvMatrices = ms;
+        mvOutputs = outs;
+        run(tickets, matvecTicket);
+    }
+
+    private void matvecTicket(int ticket) {
+        int i = 0;
+        while (mvFirstTicket[i + 1] <= ticket) i++;
+        PackedCqMatrix m = mvMatrices[i];
+        int rows = m.rows();
+        if (rows < SPLIT_ROWS) {
+            m.rows(mvActivation, mvOutputs[i], 0, 0, rows);
+        } else {
+            int from = (ticket - mvFirstTicket[i]) * TICKET_ROWS;
+            m.rows(mvActivation, mvOutputs[i], 0, from, Math.min(rows, from + TICKET_ROWS));
+        }
+    }
+
+    /** Runs tickets {@code 0 .. tickets - 1} of {@code task} on the caller and the workers; returns when all are done. */
+    public void run(int tickets, Tickets task) {
+        if (threads == 1 || tickets == 1) {
+            for (int t = 0; t < tickets; t++) task.run(t, 0);
+            return;
+        }
+        long gen = generation + 1;
+        // Close the previous job's counter before its fields change: a worker still holding the
+        // old generation fails its claim from here on.
+        next.set(gen << 32);
+        done.set(0);
+        jobTickets = tickets;
+        jobTask = task;
+        generation = gen;
         for (int i = 0; i < workers.length; i++) {
             if (parked.get(i) != 0) LockSupport.unpark(workers[i]);
         }
-        runPart(0);
-        for (int spins = 0; pending.get() != 0; spins++) {
+        claim(gen, 0);
+        for (int spins = 0; done.get() != tickets; spins++) {
             if (spins < SPINS) Thread.onSpinWait();
             else Thread.yield();
         }
     }
 
-    private void runPart(int part) {
-        for (int i = 0; i < jobMatrices.length; i++) {
-            PackedCqMatrix m = jobMatrices[i];
-            int rows = m.rows();
-            if (rows < SPLIT_ROWS) {
-                if (part == 0) m.rows(jobActivation, jobOutputs[i], 0, 0, rows);
-                continue;
+    /** Claims and runs tickets of job {@code gen} until none is left (or the job is over). */
+    private void claim(long gen, int thread) {
+        int tickets = jobTickets;
+        Tickets task = jobTask;
+        while (true) {
+            long cur = next.get();
+            if (cur >>> 32 != gen || (int) cur >= tickets) return;
+            if (next.compareAndSet(cur, cur + 1)) {
+                task.run((int) cur, thread);
+                done.incrementAndGet();
             }
-            int step = Math.ceilDiv(Math.ceilDiv(rows, threads), 4) * 4;
-            int from = Math.min(rows, part * step);
-            int to = Math.min(rows, from + step);
-            if (from < to) m.rows(jobActivation, jobOutputs[i], 0, from, to);
         }
     }
 
-    private void work(int part) {
+    private void work(int thread) {
         long seen = 0;
         while (true) {
             int spins = 0;
@@ -99,15 +162,14 @@ public final class RowPool implements AutoCloseable {
                 } else if (spins < SPINS + YIELDS_BEFORE_PARK) {
                     Thread.yield();
                 } else {
-                    parked.set(part - 1, 1);
+                    parked.set(thread - 1, 1);
                     if (generation == seen && !closed) LockSupport.park(this);
-                    parked.set(part - 1, 0);
+                    parked.set(thread - 1, 0);
                     spins = 0;
                 }
             }
             seen = generation;
-            runPart(part);
-            pending.decrementAndGet();
+            claim(seen, thread);
         }
     }
 

@@ -63,11 +63,16 @@ public final class Int8KvCache extends KvCache {
     public void scores(int layer, int from, int to, int dimOff, int n, float[] q, int qOff, float scale, float[] scores, int sOff) {
         for (int p = from; p < to; ) {
             int slot = slot(p);
-            int limit = window != 0 && slot < sinks ? sinks : capacity;
-            int run = Math.min(to - p, limit - slot);
+            int run = runLength(slot, to - p);
             slotScores(layer, slot, run, dimOff, n, q, qOff, scale, scores, sOff + p - from);
             p += run;
         }
+    }
+
+    /** How many of {@code wanted} positions from the one at {@code slot} lie in consecutive slots. */
+    private int runLength(int slot, int wanted) {
+        int limit = window != 0 && slot < sinks ? sinks : capacity;
+        return Math.min(wanted, limit - slot);
     }
 
     /** Scores of {@code run} consecutive slots from {@code slot}: 16 at a time, then one by one. */
@@ -100,13 +105,23 @@ public final class Int8KvCache extends KvCache {
 
     @Override
     public void accumulate(int layer, int from, int to, int dimOff, int n, float[] w, int wOff, float[] out, int outOff) {
+        for (int p = from; p < to; ) {
+            int slot = slot(p);
+            int run = runLength(slot, to - p);
+            slotAccumulate(layer, slot, run, dimOff, n, w, wOff + p - from, out, outOff);
+            p += run;
+        }
+    }
+
+    /** {@code run} consecutive slots from {@code slot}; per 16 dimensions the slots are added in order. */
+    private void slotAccumulate(int layer, int slot, int run, int dimOff, int n, float[] w, int wOff, float[] out, int outOff) {
         byte[] value = values[layer];
         float[] vs = valueScales[layer];
         for (int i = 0; i < n; i += 16) {
             FloatVector acc = FloatVector.fromArray(Lanes.F16, out, outOff + i);
-            for (int p = from; p < to; p++) {
-                int at = slot(p) * kvDim + dimOff + i;
-                acc = widen(value, at).fma(FloatVector.broadcast(Lanes.F16, w[wOff + p - from] * vs[at / BLOCK]), acc);
+            int at = slot * kvDim + dimOff + i;
+            for (int j = 0; j < run; j++, at += kvDim) {
+                acc = widen(value, at).fma(FloatVector.broadcast(Lanes.F16, w[wOff + j] * vs[at / BLOCK]), acc);
             }
             acc.intoArray(out, outOff + i);
         }

@@ -115,7 +115,8 @@ class PackedCqMatrixTest {
             for (int g = 0; g < t.colsPad / group; g++) {
                 long dot = 0, abs = 0;
                 for (int k = g * group; k < (g + 1) * group; k++) {
-                    int xq = a.q[a.layout().planeIndex(k)];
+                    int xq = (int) a.x[a.layout().planeIndex(k)];
+                    assertThat((float) xq).isEqualTo(a.x[a.layout().planeIndex(k)]);
                     assertThat(Math.abs(xq)).isLessThanOrEqualTo(127);
                     dot += (long) q8[t.codes[r][k]] * xq;
                     abs += Math.abs((long) q8[t.codes[r][k]] * xq);
@@ -194,7 +195,7 @@ class PackedCqMatrixTest {
 
     private static float[] naturalOrder(Activation exact, TestCq t) {
         float[] hx = new float[t.colsPad];
-        for (int k = 0; k < t.colsPad; k++) hx[k] = exact.hx[exact.layout().planeIndex(k)];
+        for (int k = 0; k < t.colsPad; k++) hx[k] = exact.x[exact.layout().planeIndex(k)];
         return hx;
     }
 }

@@ -4,8 +4,13 @@ import dev.needlewb.engine.generate.Generator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** The measurements of one timed run; rates are NaN when nothing was measured (one output token: no decode step). */
-public record BenchRun(long loadNanos, long tokenizeNanos, int promptTokens, int outputTokens, Generator.Timings timings) {
+/**
+ * The measurements of one timed run; rates are NaN when nothing was measured (one output token: no
+ * decode step). {@code rssGrowthKib}: resident set after the last token (engine still open) minus
+ * the resident set just before the model was opened, {@link PeakRss#UNAVAILABLE} when unknown.
+ */
+public record BenchRun(long loadNanos, long tokenizeNanos, int promptTokens, int outputTokens, Generator.Timings timings,
+        long rssGrowthKib) {
     public double prefillTokensPerSecond() {
         return rate(promptTokens, timings.prefillNanos());
     }
@@ -24,6 +29,7 @@ public record BenchRun(long loadNanos, long tokenizeNanos, int promptTokens, int
         m.put("time_to_first_token_ms", millis(timings.firstTokenNanos()));
         m.put("decode_ms", millis(timings.decodeNanos()));
         m.put("decode_tokens_per_s", decodeTokensPerSecond());
+        m.put("rss_growth_mib", rssGrowthKib == PeakRss.UNAVAILABLE ? Double.NaN : rssGrowthKib / 1024.0);
         return m;
     }
 

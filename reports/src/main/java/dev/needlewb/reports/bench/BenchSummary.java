@@ -11,15 +11,21 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-/** Timed runs summarised per metric (median, min, max) plus peak RSS, as report JSON and Markdown. */
+/**
+ * Timed runs summarised per metric (median, min, max) plus peak RSS and the engine's memory against
+ * its budget (RSS growth from just before load to the last token vs file size + KV cache), as report
+ * JSON and Markdown.
+ */
 public final class BenchSummary {
     private final List<BenchRun> runs;
     private final PeakRss peakRss;
+    private final EngineMemory memory;
 
-    public BenchSummary(List<BenchRun> runs, PeakRss peakRss) {
+    public BenchSummary(List<BenchRun> runs, PeakRss peakRss, EngineMemory memory) {
         if (runs.isEmpty()) throw new IllegalArgumentException("a summary needs at least one run");
         this.runs = List.copyOf(runs);
         this.peakRss = peakRss;
+        this.memory = memory;
     }
 
     /** Adds token counts, every run, the per-metric summary and peak RSS to a report body. */
@@ -46,6 +52,11 @@ public final class BenchSummary {
         else body.putNull("peak_rss_kib");
         body.put("peak_rss_note", peakRss.note());
         body.put("jvm_max_heap_mib", maxHeapMib());
+        if (memory.jvmBaselineKib() == PeakRss.UNAVAILABLE) body.putNull("jvm_baseline_rss_kib");
+        else body.put("jvm_baseline_rss_kib", memory.jvmBaselineKib());
+        body.put("engine_budget_bytes", memory.budgetBytes());
+        body.put("model_file_bytes", memory.fileBytes());
+        body.put("kv_cache_bytes", memory.kvBytes());
     }
 
     /**
@@ -68,6 +79,13 @@ public final class BenchSummary {
         md.item("peak RSS", peakRss.available() ? String.format(Locale.ROOT, "%.1f MiB (%s)", peakRss.kib() / 1024.0, peakRss.note())
                 : "unavailable: " + peakRss.note());
         md.item("JVM max heap", maxHeapMib() + " MiB (bounds the peak RSS; set with -Xmx)");
+        md.item("JVM baseline RSS", memory.jvmBaselineKib() == PeakRss.UNAVAILABLE ? "unavailable"
+                : String.format(Locale.ROOT, "%.1f MiB (just before the first engine load)", memory.jvmBaselineKib() / 1024.0));
+        double[] growth = sorted("rss_growth_mib");
+        md.item("engine memory", String.format(Locale.ROOT, "RSS growth from just before load to the last token: median %s MiB,"
+                + " max %s MiB; budget file + KV cache = %.1f + %.1f = %.1f MiB", format(median(growth)),
+                format(growth.length == 0 ? Double.NaN : growth[growth.length - 1]), memory.fileBytes() / 1048576.0,
+                memory.kvBytes() / 1048576.0, memory.budgetBytes() / 1048576.0));
         md.blank();
         List<List<String>> rows = new ArrayList<>();
         for (String metric : runs.getFirst().metrics().keySet()) {

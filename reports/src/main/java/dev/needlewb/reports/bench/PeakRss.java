@@ -1,8 +1,8 @@
 package dev.needlewb.reports.bench;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.OptionalLong;
 
 /** The process's peak resident set (VmHWM in /proc/self/status), or why it is unknown. */
 public record PeakRss(long kib, String note) {
@@ -13,20 +13,12 @@ public record PeakRss(long kib, String note) {
     }
 
     public static PeakRss read() {
-        return read(Path.of("/proc/self/status"));
+        return read(ProcStatus.SELF);
     }
 
     static PeakRss read(Path status) {
-        try {
-            for (String line : Files.readAllLines(status)) {
-                if (line.startsWith("VmHWM:")) {
-                    String value = line.substring("VmHWM:".length()).trim();
-                    if (value.endsWith("kB")) return new PeakRss(Long.parseLong(value.substring(0, value.length() - 2).trim()), "VmHWM from " + status);
-                }
-            }
-            return new PeakRss(UNAVAILABLE, status + " has no VmHWM line");
-        } catch (IOException | SecurityException | NumberFormatException e) {
-            return new PeakRss(UNAVAILABLE, status + " unreadable on this system (" + e.getClass().getSimpleName() + ")");
-        }
+        if (!Files.isReadable(status)) return new PeakRss(UNAVAILABLE, status + " unreadable on this system");
+        OptionalLong hwm = ProcStatus.kib(status, "VmHWM");
+        return hwm.isPresent() ? new PeakRss(hwm.getAsLong(), "VmHWM from " + status) : new PeakRss(UNAVAILABLE, status + " has no VmHWM line");
     }
 }

@@ -10,11 +10,14 @@ import dev.needlewb.engine.generate.Sampler;
 import dev.needlewb.engine.tokenizer.Tokenizer;
 import dev.needlewb.reports.bench.BenchRun;
 import dev.needlewb.reports.bench.BenchSummary;
+import dev.needlewb.reports.bench.EngineMemory;
 import dev.needlewb.reports.bench.PeakRss;
+import dev.needlewb.reports.bench.ProcStatus;
 import dev.needlewb.reports.report.InputFile;
 import dev.needlewb.reports.report.Report;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,6 +63,9 @@ final class BenchCommand implements Callable<Integer> {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
+    private long jvmBaselineKib = PeakRss.UNAVAILABLE;
+    private long kvBytes;
+
     @Override
     public Integer call() throws WorkbenchException, IOException {
         if (newTokens < 1) throw new WorkbenchException("--new-tokens must be at least 1, got " + newTokens);
@@ -80,7 +86,7 @@ final class BenchCommand implements Callable<Integer> {
                     i < warmup ? i + 1 : i - warmup + 1, run.prefillTokensPerSecond(), run.decodeTokensPerSecond());
             say.flush();
         }
-        BenchSummary summary = new BenchSummary(runs, PeakRss.read());
+        BenchSummary summary = new BenchSummary(runs, PeakRss.read(), new EngineMemory(jvmBaselineKib, Files.size(model), kvBytes));
         Report report = new Report("bench", List.of(input), CommandLines.of(spec));
         ObjectNode body = report.body();
         body.put("mode", options.mode().name().toLowerCase(Locale.ROOT));
@@ -98,8 +104,14 @@ final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** One full cold run: open and load, tokenize, prefill, generate; the engine is closed after. */
+    /**
+     * One full cold run: open and load, tokenize, prefill, generate; the engine is closed after. The
+     * resident set is read just before the open and after the last token (the session's KV cache
+     * and the touched model pages still resident), outside the timed spans.
+     */
     private BenchRun runOnce(EngineOptions options) throws WorkbenchException {
+        long rssBefore = ProcStatus.residentKib();
+        if (jvmBaselineKib == PeakRss.UNAVAILABLE) jvmBaselineKib = rssBefore;
         long start = System.nanoTime();
         try (CactFile cact = CactFile.open(model)) {
             Tokenizer tokenizer = ModelTokenizer.of(cact);
@@ -109,7 +121,10 @@ final class BenchCommand implements Callable<Integer> {
                 long tokenized = System.nanoTime();
                 int[] ids = promptIds(tokenizer, encoded);
                 Generator.Result r = new Generator(engine, tokenizer).generate(ids, newTokens, Sampler.greedy(), false, null);
-                return new BenchRun(loaded - start, tokenized - loaded, ids.length, r.generatedIds().length, r.timings());
+                long rssAfter = ProcStatus.residentKib();
+                kvBytes = engine.newSession().cache().bytes();
+                long growth = rssBefore == PeakRss.UNAVAILABLE || rssAfter == PeakRss.UNAVAILABLE ? PeakRss.UNAVAILABLE : rssAfter - rssBefore;
+                return new BenchRun(loaded - start, tokenized - loaded, ids.length, r.generatedIds().length, r.timings(), growth);
             }
         }
     }

@@ -63,6 +63,9 @@ final class GenerateCommand implements Callable<Integer> {
     @Mixin
     EngineArguments engineArguments;
 
+    @Mixin
+    KvWindowArguments kvWindow;
+
     @Option(names = "--json", description = "Print prompt ids, generated ids and text as JSON at the end instead of streaming.")
     boolean json;
 
@@ -82,14 +85,15 @@ final class GenerateCommand implements Callable<Integer> {
         try (CactFile cact = CactFile.open(model)) {
             Tokenizer tokenizer = ModelTokenizer.of(cact);
             int[] promptIds;
-            EngineOptions options = engineArguments.options();
+            int toolPrefix = 0;
             if (input.prompt != null) {
                 promptIds = withBos(tokenizer, tokenizer.encode(input.prompt));
             } else {
                 ChatTemplate.Prompt prompt = new ChatTemplate(tokenizer).render(ToolSchemas.read(input.toolCall.tools), input.toolCall.query);
                 promptIds = prompt.ids();
-                options = options.withWindow(EngineOptions.FROM_HEADER, prompt.toolPrefixTokens());
+                toolPrefix = prompt.toolPrefixTokens();
             }
+            EngineOptions options = kvWindow.apply(engineArguments.options(), toolPrefix, promptIds.length);
             try (Engine engine = Engine.load(cact, options)) {
                 Generator.TokenListener stream = json ? null : (id, delta) -> {
                     out.print(delta);
@@ -103,6 +107,7 @@ final class GenerateCommand implements Callable<Integer> {
                     node.put("text", r.text());
                     node.put("stop_reason", r.stopReason().name().toLowerCase(Locale.ROOT));
                     node.put("sinks", options.sinks());
+                    node.put("window", engine.window());
                     out.println(node.toPrettyString());
                 } else {
                     out.println();

@@ -52,6 +52,29 @@ class GenerateAndBenchCliTest {
     }
 
     @Test
+    void windowAndSinksOverrideTheHeaderWindow() throws Exception {
+        // Sampled rather than greedy: mini's greedy continuation repeats one token whatever the window.
+        String[] common = {"generate", mini(), "--prompt", "What is the weather in Paris?", "--max-new", "16", "--mode", "exact",
+            "--threads", "1", "--temperature", "1.5", "--seed", "3", "--json"};
+        JsonNode header = JSON.readTree(CliRun.of(common).out());
+        JsonNode none = JSON.readTree(CliRun.of(concat(concat(common, "--window"), "0")).out());
+        CliRun smallRun = CliRun.of(concat(concat(concat(concat(common, "--window"), "4"), "--sinks"), "2"));
+        assertThat(smallRun.exit()).as(smallRun.err()).isZero();
+        JsonNode small = JSON.readTree(smallRun.out());
+        // mini's header window (256) equals its max_seq_len, so "no window" sees exactly the same keys.
+        assertThat(header.get("window").asInt()).isEqualTo(256);
+        assertThat(none.get("window").asInt()).isZero();
+        assertThat(none.get("generated_ids")).isEqualTo(header.get("generated_ids"));
+        assertThat(small.get("window").asInt()).isEqualTo(4);
+        assertThat(small.get("sinks").asInt()).isEqualTo(2);
+        // Two sinks and four recent keys instead of the whole prompt: the sampled continuation changes.
+        assertThat(small.get("generated_ids")).isNotEqualTo(header.get("generated_ids"));
+        assertOneLineError(CliRun.of("generate", mini(), "--prompt", "x", "--window", "-1"), "--window must be >= 0");
+        assertOneLineError(CliRun.of("generate", mini(), "--prompt", "x", "--sinks", "-2"), "--sinks must be >= 0");
+        assertOneLineError(CliRun.of("generate", mini(), "--prompt", "x", "--sinks", "9"), "pins more positions than the prompt");
+    }
+
+    @Test
     void badInputIsAOneLineUserError(@TempDir Path dir) throws Exception {
         Path malformed = dir.resolve("bad.json");
         Files.writeString(malformed, "[{\"name\": \"f\",");
@@ -97,7 +120,16 @@ class GenerateAndBenchCliTest {
         assertThat(decode.get("median").asDouble()).isLessThanOrEqualTo(decode.get("max").asDouble());
         if (Files.exists(Path.of("/proc/self/status"))) assertThat(bench.get("peak_rss_kib").asLong()).isPositive();
         assertThat(bench.get("jvm_max_heap_mib").asLong()).isPositive();
-        assertThat(Files.readString(dir.resolve("bench.md"))).contains("decode_tokens_per_s").contains("peak RSS").contains("Provenance");
+        // mini in int8 mode: 6 layers x 256 slots x (K and V) x (64 int8 + 2 float scales) of KV cache.
+        long kv = 6L * 256 * 2 * (64 + 2 * 4);
+        assertThat(bench.get("kv_cache_bytes").asLong()).isEqualTo(kv);
+        assertThat(bench.get("engine_budget_bytes").asLong()).isEqualTo(Files.size(Path.of(mini())) + kv);
+        if (Files.exists(Path.of("/proc/self/status"))) {
+            assertThat(bench.get("jvm_baseline_rss_kib").asLong()).isPositive();
+            for (JsonNode r : bench.get("runs")) assertThat(r.has("rss_growth_mib")).isTrue();
+        }
+        assertThat(Files.readString(dir.resolve("bench.md"))).contains("decode_tokens_per_s").contains("peak RSS")
+                .contains("JVM baseline RSS").contains("budget file + KV cache").contains("Provenance");
     }
 
     private static void assertOneLineError(CliRun run, String expected) {

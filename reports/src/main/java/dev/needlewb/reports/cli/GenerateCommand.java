@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.engine.BatchPrefill;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
+import dev.needlewb.engine.Prefill;
 import dev.needlewb.engine.generate.Generator;
 import dev.needlewb.engine.generate.Sampler;
 import dev.needlewb.engine.tokenizer.ChatTemplate;
@@ -63,6 +65,9 @@ final class GenerateCommand implements Callable<Integer> {
     @Mixin
     EngineArguments engineArguments;
 
+    @Mixin
+    PrefillArgument prefillArgument;
+
     @Option(names = "--json", description = "Print prompt ids, generated ids and text as JSON at the end instead of streaming.")
     boolean json;
 
@@ -90,12 +95,13 @@ final class GenerateCommand implements Callable<Integer> {
                 promptIds = prompt.ids();
                 options = options.withWindow(EngineOptions.FROM_HEADER, prompt.toolPrefixTokens());
             }
-            try (Engine engine = Engine.load(cact, options)) {
+            try (Engine engine = Engine.load(cact, options); BatchPrefill batch = prefillArgument.open(engine)) {
                 Generator.TokenListener stream = json ? null : (id, delta) -> {
                     out.print(delta);
                     out.flush();
                 };
-                Generator.Result r = new Generator(engine, tokenizer).generate(promptIds, maxNew, sampler, true, stream);
+                Prefill prefill = batch != null ? batch : Prefill.NATIVE;
+                Generator.Result r = new Generator(engine, tokenizer, prefill).generate(promptIds, maxNew, sampler, true, stream);
                 if (json) {
                     ObjectNode node = Report.JSON.createObjectNode();
                     node.putArray("prompt_ids").addAll(ids(r.promptIds()));
@@ -103,6 +109,7 @@ final class GenerateCommand implements Callable<Integer> {
                     node.put("text", r.text());
                     node.put("stop_reason", r.stopReason().name().toLowerCase(Locale.ROOT));
                     node.put("sinks", options.sinks());
+                    node.put("prefill", prefillArgument.name());
                     out.println(node.toPrettyString());
                 } else {
                     out.println();

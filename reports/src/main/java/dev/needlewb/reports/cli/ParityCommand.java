@@ -36,7 +36,7 @@ final class ParityCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true, multiplicity = "1")
     TokenArguments input;
 
-    @Option(names = "--engine", split = ",", paramLabel = "exact|int8", defaultValue = "exact,int8",
+    @Option(names = "--engine", split = ",", paramLabel = "exact|int8|torch", defaultValue = "exact,int8",
             description = "Engine modes to compare (default: ${DEFAULT-VALUE}).")
     List<String> engines;
 
@@ -61,7 +61,7 @@ final class ParityCommand implements Callable<Integer> {
         Set<EngineMode> modes = new LinkedHashSet<>();
         for (String e : engines) {
             EngineMode m = EngineMode.byLabel(e);
-            if (m == null) throw new WorkbenchException("unknown engine '" + e + "' (known: exact, int8; --against and torch are not supported)");
+            if (m == null) throw new WorkbenchException("unknown engine '" + e + "' (known: exact, int8, torch; --against is not supported)");
             modes.add(m);
         }
         if (sinks > 0 && window == 0) throw new WorkbenchException("--sinks needs a --window");

@@ -3,7 +3,6 @@ package dev.needlewb.reports.parity;
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
-import dev.needlewb.engine.Session;
 import dev.needlewb.reference.ForwardOptions;
 import dev.needlewb.reference.ReferenceModel;
 import dev.needlewb.reference.Taps;
@@ -33,8 +32,7 @@ public final class Parity {
         EngineTaps engineTaps = new EngineTaps(recorded.keySet(), positions);
         EngineOptions engineOptions = EngineOptions.exact(positions).withMode(mode.numericMode()).withWindow(window, sinks);
         try (Engine engine = Engine.open(cact, engineOptions)) {
-            Session session = engine.newSession(engineTaps);
-            for (int token : tokens) session.step(token);
+            mode.run(engine, tokens, engineTaps);
         }
 
         int vocab = reference.geometry().vocab();

@@ -23,10 +23,10 @@ import java.util.Arrays;
  */
 final class DenseWeights implements AutoCloseable {
     /**
-     * One block. {@code preBias} / {@code postBias} / {@code resBias}: the layer's b slices;
+     * One block. {@code qkNorm}: the query then key head norms stacked; {@code preBias} / {@code postBias} / {@code resBias}: the layer's b slices;
      * {@code preOffset} / {@code postOffset}: the selected-lane offsets; {@code d1}, {@code d3} cut to d_model.
      */
-    record Layer(NDArray phiT, NDArray qkvgT, NDArray outT, NDArray normIn, NDArray qNorm, NDArray kNorm, NDArray postNorm,
+    record Layer(NDArray phiT, NDArray qkvgT, NDArray outT, NDArray normIn, NDArray qkNorm, NDArray postNorm,
             NDArray preHada, NDArray d1, NDArray d2, NDArray d3, NDArray preBias, NDArray preOffset, NDArray postBias,
             NDArray postOffset, NDArray resBias) {}
 
@@ -60,7 +60,7 @@ final class DenseWeights implements AutoCloseable {
                         transposed(lw.phiPre(), lw.phiPost(), lw.phiRes()),
                         transposed(lw.q(), lw.k(), lw.v(), lw.gate()),
                         transposed(lw.out()),
-                        onePlus(lw.normIn()), onePlus(lw.qNorm()), onePlus(lw.kNorm()), onePlus(lw.postNorm()),
+                        onePlus(lw.normIn()), headNorms(lw.qNorm(), g.numHeads(), lw.kNorm(), g.numKvHeads()), onePlus(lw.postNorm()),
                         onePlus(lw.preHada()),
                         vector(Arrays.copyOf(lw.d1(), d)), vector(lw.d2()), vector(Arrays.copyOf(lw.d3(), d)),
                         vector(Arrays.copyOfRange(w.bPre, l * lanes, (l + 1) * lanes)), vector(preOffset),
@@ -100,6 +100,17 @@ final class DenseWeights implements AutoCloseable {
             }
         }
         return manager.create(out, new Shape(cols, total));
+    }
+
+    /** {@code [heads + kvHeads, head_dim]}: {@code 1 + q_norm} for every query head, then {@code 1 + k_norm} for every key head. */
+    private NDArray headNorms(float[] qNorm, int heads, float[] kNorm, int kvHeads) {
+        int n = qNorm.length;
+        float[] v = new float[(heads + kvHeads) * n];
+        for (int h = 0; h < heads + kvHeads; h++) {
+            float[] gain = h < heads ? qNorm : kNorm;
+            for (int i = 0; i < n; i++) v[h * n + i] = 1f + gain[i];
+        }
+        return manager.create(v, new Shape(heads + kvHeads, n));
     }
 
     private NDArray onePlus(float[] gain) {

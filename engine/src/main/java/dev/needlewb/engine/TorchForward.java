@@ -97,21 +97,23 @@ final class TorchForward {
         if (site >= 0) bx = injectEngram(m, site, tokens, u, name, taps);
 
         // Attention with its zero-centred norms, gated residual.
-        NDList p = zcn(bx, lw.normIn()).matMul(lw.qkvgT())
-                .split(new long[] {g.qDim(), g.qDim() + g.kvDim(), g.qDim() + 2L * g.kvDim()}, 1);
-        NDArray q = rotate(zcn(p.get(0).reshape(t, heads, headDim), lw.qNorm()), rope);
-        NDArray k = rotate(zcn(p.get(1).reshape(t, kvHeads, headDim), lw.kNorm()), rope);
-        NDArray v = p.get(2).reshape(t, kvHeads, headDim);
+        NDList p = zcn(bx, lw.normIn()).matMul(lw.qkvgT()).split(new long[] {g.qDim() + g.kvDim(), g.qDim() + 2L * g.kvDim()}, 1);
+        // Query and key heads side by side [T, heads + kv_heads, head_dim]: one norm, one rotation.
+        NDArray qk = rotate(zcn(p.get(0).reshape(t, heads + kvHeads, headDim), lw.qkNorm()), rope);
+        NDArray q = qk.get(new NDIndex(":, :{}", heads));
+        NDArray k = qk.get(new NDIndex(":, {}:", heads));
+        NDArray v = p.get(1).reshape(t, kvHeads, headDim);
         taps.record(name + "attn.q", q, heads, headDim);
         taps.record(name + "attn.k", k, kvHeads, headDim);
         taps.record(name + "attn.v", v, kvHeads, headDim);
         kv.layer(l, k.toFloatArray(), v.toFloatArray());
+        // Grouped queries: the `group` query heads of a kv head are stacked along the rows, [kv_heads, group * T, head_dim].
         int group = heads / kvHeads;
-        NDArray keys = k.transpose(1, 2, 0).repeat(0, group);
-        NDArray values = v.transpose(1, 0, 2).repeat(0, group);
-        NDArray scores = q.transpose(1, 0, 2).matMul(keys).muli((float) (1.0 / Math.sqrt(headDim))).addi(mask);
-        NDArray o = scores.softmax(-1).matMul(values).transpose(1, 0, 2).reshape(t, g.qDim())
-                .muli(Activation.sigmoid(p.get(3)));
+        NDArray scores = q.transpose(1, 0, 2).reshape(kvHeads, (long) group * t, headDim).matMul(k.transpose(1, 2, 0))
+                .reshape(kvHeads, group, t, t).muli((float) (1.0 / Math.sqrt(headDim))).addi(mask);
+        NDArray o = scores.softmax(-1).reshape(kvHeads, (long) group * t, t).matMul(v.transpose(1, 0, 2))
+                .reshape(heads, t, headDim).transpose(1, 0, 2).reshape(t, g.qDim())
+                .muli(Activation.sigmoid(p.get(2)));
         NDArray attnOut = o.matMul(lw.outT());
         taps.record(name + "attn.out", attnOut, d);
         bx = bx.add(zcn(attnOut, lw.postNorm()).mul(Norms.sigmoid(w.layers[l].attnGate())));

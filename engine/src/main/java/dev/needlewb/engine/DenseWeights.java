@@ -99,7 +99,7 @@ final class DenseWeights implements AutoCloseable {
                 for (int c = 0; c < cols; c++) out[c * total + at] = row[c];
             }
         }
-        return manager.create(out, new Shape(cols, total));
+        return owned(out, new Shape(cols, total));
     }
 
     /** {@code [heads + kvHeads, head_dim]}: {@code 1 + q_norm} for every query head, then {@code 1 + k_norm} for every key head. */
@@ -110,7 +110,7 @@ final class DenseWeights implements AutoCloseable {
             float[] gain = h < heads ? qNorm : kNorm;
             for (int i = 0; i < n; i++) v[h * n + i] = 1f + gain[i];
         }
-        return manager.create(v, new Shape(heads + kvHeads, n));
+        return owned(v, new Shape(heads + kvHeads, n));
     }
 
     private NDArray onePlus(float[] gain) {
@@ -120,7 +120,7 @@ final class DenseWeights implements AutoCloseable {
     }
 
     private NDArray vector(float[] v) {
-        return manager.create(v, new Shape(v.length));
+        return owned(v, new Shape(v.length));
     }
 
     /** Sylvester {@code H[i][j] = (-1)^popcount(i & j) / sqrt(n)}: symmetric, so {@code x @ H} is the transform. */
@@ -130,7 +130,18 @@ final class DenseWeights implements AutoCloseable {
         for (int i = 0; i < n; i++) {
             for (int j = 0; j < n; j++) h[i * n + j] = (Integer.bitCount(i & j) & 1) == 0 ? scale : -scale;
         }
-        return manager.create(h, new Shape(n, n));
+        return owned(h, new Shape(n, n));
+    }
+
+    /**
+     * A tensor in libtorch's own memory: DJL creates tensors over a JVM direct buffer it keeps
+     * alive (counted against the JVM's direct-memory limit), so the values are cloned by libtorch and
+     * the direct-buffer tensor released.
+     */
+    private NDArray owned(float[] values, Shape shape) {
+        try (NDArray wrapped = manager.create(values, shape)) {
+            return wrapped.duplicate();
+        }
     }
 
     @Override

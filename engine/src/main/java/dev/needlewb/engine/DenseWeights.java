@@ -15,7 +15,7 @@ import java.util.Arrays;
  * as the engine's norms multiply.
  *
  * <p>This is the one dense copy of the weights in the workbench, an exception to the engine's
- * packed-only rule: it is built only when a batch prefill is opened, lives in libtorch's off-heap
+ * packed-only rule: it is built only when a batch prefill is opened, lives in libtorch's native
  * memory owned by {@link #manager} (about 4 bytes per weight: ~140 MB for the released geometry),
  * and is freed by {@link #close}. The native engine never builds it. Engram tables and the
  * prompt's embedding rows are not densified (those rows are decoded on demand); the tied logit

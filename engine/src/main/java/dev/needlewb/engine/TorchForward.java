@@ -96,8 +96,24 @@ final class TorchForward {
         int site = siteOfLayer[l];
         if (site >= 0) bx = injectEngram(m, site, tokens, u, name, taps);
 
-        // Attention with its zero-centred norms, gated residual.
-        NDList p = zcn(bx, lw.normIn()).matMul(lw.qkvgT()).split(new long[] {g.qDim() + g.kvDim(), g.qDim() + 2L * g.kvDim()}, 1);
+        bx = attention(l, bx, rope, mask, kv, name, taps);
+        bx = hadamardMlp(m, lw, bx);
+        taps.record(name + "block_out", bx, d);
+
+        // mHC update: X = sinkhorn(A) X + hpost * (block(u) - u).
+        NDArray sink = sinkhorn(m, res, t);
+        taps.record(name + "hpost", hpost, lanes);
+        taps.record(name + "sinkhorn", sink, lanes, lanes);
+        NDArray out = sink.matMul(lanesX).addi(hpost.expandDims(2).mul(bx.sub(u).expandDims(1)));
+        taps.record(name + "lanes_out", out, lanes, d);
+        return out;
+    }
+
+    /** {@code x + sigmoid(attn_gate) * ZCN(attention(ZCN(x)))}, passing the layer's keys and values to {@code kv}. */
+    private NDArray attention(int l, NDArray x, Rotation rope, NDArray mask, KvSink kv, String name, BatchTaps taps) {
+        DenseWeights.Layer lw = dense.layers[l];
+        long t = x.getShape().get(0);
+        NDList p = zcn(x, lw.normIn()).matMul(lw.qkvgT()).split(new long[] {g.qDim() + g.kvDim(), g.qDim() + 2L * g.kvDim()}, 1);
         // Query and key heads side by side [T, heads + kv_heads, head_dim]: one norm, one rotation.
         NDArray qk = rotate(zcn(p.get(0).reshape(t, heads + kvHeads, headDim), lw.qkNorm()), rope);
         NDArray q = qk.get(new NDIndex(":, :{}", heads));
@@ -109,37 +125,36 @@ final class TorchForward {
         kv.layer(l, k.toFloatArray(), v.toFloatArray());
         // Grouped queries: the `group` query heads of a kv head are stacked along the rows, [kv_heads, group * T, head_dim].
         int group = heads / kvHeads;
-        NDArray scores = q.transpose(1, 0, 2).reshape(kvHeads, (long) group * t, headDim).matMul(k.transpose(1, 2, 0))
+        NDArray scores = q.transpose(1, 0, 2).reshape(kvHeads, group * t, headDim).matMul(k.transpose(1, 2, 0))
                 .reshape(kvHeads, group, t, t).muli((float) (1.0 / Math.sqrt(headDim))).addi(mask);
-        NDArray o = scores.softmax(-1).reshape(kvHeads, (long) group * t, t).matMul(v.transpose(1, 0, 2))
+        NDArray o = scores.softmax(-1).reshape(kvHeads, group * t, t).matMul(v.transpose(1, 0, 2))
                 .reshape(heads, t, headDim).transpose(1, 0, 2).reshape(t, g.qDim())
                 .muli(Activation.sigmoid(p.get(2)));
         NDArray attnOut = o.matMul(lw.outT());
         taps.record(name + "attn.out", attnOut, d);
-        bx = bx.add(zcn(attnOut, lw.postNorm()).mul(Norms.sigmoid(w.layers[l].attnGate())));
+        return x.add(zcn(attnOut, lw.postNorm()).mul(Norms.sigmoid(w.layers[l].attnGate())));
+    }
 
-        // Hadamard MLP residual.
-        NDArray z = zcn(bx, lw.preHada()).mul(lw.d1());
+    /** {@code x + crop(d3 * H silu(d2 * H (d1 * pad(ZCN(x)))))}. */
+    private NDArray hadamardMlp(NDManager m, DenseWeights.Layer lw, NDArray x) {
+        long t = x.getShape().get(0);
+        NDArray z = zcn(x, lw.preHada()).mul(lw.d1());
         if (g.hadaN() > d) z = z.concat(m.zeros(new Shape(t, g.hadaN() - d)), 1);
         z = hadamard(z).muli(lw.d2());
         z = hadamard(z.div(z.neg().exp().addi(1f)));
-        bx = bx.add(z.get(new NDIndex(":, :{}", d)).mul(lw.d3()));
-        taps.record(name + "block_out", bx, d);
+        return x.add(z.get(new NDIndex(":, :{}", d)).mul(lw.d3()));
+    }
 
-        // mHC update: X = sinkhorn(A) X + hpost * (block(u) - u).
-        float[] mix = new float[res.length];
-        float[] a = new float[lanes * lanes], pm = new float[lanes * lanes];
+    /** The mixing matrices {@code [T, lanes, lanes]}: the engine's own {@link Sinkhorn} on each position's logits. */
+    private NDArray sinkhorn(NDManager m, float[] logits, int t) {
+        float[] mix = new float[logits.length];
+        float[] a = new float[lanes * lanes], p = new float[lanes * lanes];
         for (int pos = 0; pos < t; pos++) {
-            System.arraycopy(res, pos * a.length, a, 0, a.length);
-            Sinkhorn.apply(a, lanes, pm);
-            System.arraycopy(pm, 0, mix, pos * a.length, a.length);
+            System.arraycopy(logits, pos * a.length, a, 0, a.length);
+            Sinkhorn.apply(a, lanes, p);
+            System.arraycopy(p, 0, mix, pos * a.length, a.length);
         }
-        NDArray sink = m.create(mix, new Shape(t, lanes, lanes));
-        taps.record(name + "hpost", hpost, lanes);
-        taps.record(name + "sinkhorn", sink, lanes, lanes);
-        NDArray out = sink.matMul(lanesX).addi(hpost.expandDims(2).mul(bx.sub(u).expandDims(1)));
-        taps.record(name + "lanes_out", out, lanes, d);
-        return out;
+        return m.create(mix, new Shape(t, lanes, lanes));
     }
 
     /** {@code u + sigmoid(dot(rms_unit(u), rms_unit(k)) / sqrt(d)) * v} with the site's engram key and conv-mixed value. */

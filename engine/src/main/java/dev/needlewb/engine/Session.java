@@ -126,10 +126,11 @@ public final class Session {
 
     /**
      * Feeds {@code tokens} one by one from the current position and returns a copy of the logits
-     * after the last one.
+     * after the last one. An empty prompt, a token outside the vocabulary or a prompt beyond the
+     * last position throws before the session changes.
      */
     public float[] prefill(int[] tokens) {
-        if (tokens.length == 0) throw new IllegalArgumentException("prefill needs at least one token");
+        checkPrefill(tokens);
         float[] last = null;
         for (int t : tokens) last = step(t);
         return last.clone();
@@ -180,10 +181,7 @@ public final class Session {
         return w;
     }
 
-    /**
-     * Throws what {@link #prefill} would for {@code tokens} (the first bad token, or a full session),
-     * before anything changes.
-     */
+    /** Throws for an empty prompt, the first token outside the vocabulary, or the first position past the last. */
     void checkPrefill(int[] tokens) {
         if (tokens.length == 0) throw new IllegalArgumentException("prefill needs at least one token");
         for (int i = 0; i < tokens.length; i++) {

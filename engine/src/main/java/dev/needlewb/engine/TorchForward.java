@@ -141,7 +141,7 @@ final class TorchForward {
         NDArray z = zcn(x, lw.preHada()).mul(lw.d1());
         if (g.hadaN() > d) z = z.concat(m.zeros(new Shape(t, g.hadaN() - d)), 1);
         z = hadamard(z).muli(lw.d2());
-        z = hadamard(z.div(z.neg().exp().addi(1f)));
+        z = hadamard(Activation.sigmoid(z).muli(z));
         return x.add(z.get(new NDIndex(":, :{}", d)).mul(lw.d3()));
     }
 

@@ -73,6 +73,11 @@ public final class Engine implements AutoCloseable {
         return maxPositions;
     }
 
+    /** The packed weights (for the batch prefill, which densifies them). */
+    ModelWeights weights() {
+        return weights;
+    }
+
     /** A fresh sequence at position 0 without taps. */
     public Session newSession() {
         return new Session(weights, options.mode(), pool, window, options.sinks(), maxPositions, null);

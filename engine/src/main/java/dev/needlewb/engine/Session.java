@@ -126,10 +126,11 @@ public final class Session {
 
     /**
      * Feeds {@code tokens} one by one from the current position and returns a copy of the logits
-     * after the last one.
+     * after the last one. An empty prompt, a token outside the vocabulary or a prompt beyond the
+     * last position throws before the session changes.
      */
     public float[] prefill(int[] tokens) {
-        if (tokens.length == 0) throw new IllegalArgumentException("prefill needs at least one token");
+        checkPrefill(tokens);
         float[] last = null;
         for (int t : tokens) last = step(t);
         return last.clone();
@@ -140,10 +141,8 @@ public final class Session {
      * in a buffer this session reuses: the next step overwrites it.
      */
     public float[] step(int token) {
-        if (token < 0 || token >= g.vocab()) throw new IllegalArgumentException("token " + token + " outside vocab " + g.vocab());
-        if (position >= cache.maxPositions()) {
-            throw new IllegalStateException("session is full: " + cache.maxPositions() + " positions");
-        }
+        checkToken(token);
+        checkRoom(position);
         int pos = position;
         history.push(pos, token);
         w.embedding.decodeRow(token, u, 0, scratch);
@@ -165,6 +164,48 @@ public final class Session {
         tap("logits", pos, logits, g.vocab());
         position++;
         return logits;
+    }
+
+    private void checkToken(int token) {
+        if (token < 0 || token >= g.vocab()) throw new IllegalArgumentException("token " + token + " outside vocab " + g.vocab());
+    }
+
+    private void checkRoom(int pos) {
+        if (pos >= cache.maxPositions()) throw new IllegalStateException("session is full: " + cache.maxPositions() + " positions");
+    }
+
+    // Hooks for BatchPrefill, which computes a whole prompt elsewhere and hands the state over.
+
+    /** The weights this session runs (a batch path must have been built from the same ones). */
+    ModelWeights weights() {
+        return w;
+    }
+
+    /** Throws for an empty prompt, the first token outside the vocabulary, or the first position past the last. */
+    void checkPrefill(int[] tokens) {
+        if (tokens.length == 0) throw new IllegalArgumentException("prefill needs at least one token");
+        for (int i = 0; i < tokens.length; i++) {
+            checkToken(tokens[i]);
+            checkRoom(position + i);
+        }
+    }
+
+    /**
+     * Takes over the prompt {@code tokens} from position 0 after the caller has written its keys and
+     * values into {@link #cache()}: records the tokens and refills each engram's ring of past values
+     * by running the engram natively over the last positions the conv can still reach (their keys
+     * and values are discarded), so {@link #step} continues exactly as after {@link #prefill}.
+     */
+    void adoptPrefix(int[] tokens) {
+        if (position != 0) throw new IllegalStateException("a prefix is adopted by a fresh session, this one is at " + position);
+        int reach = (g.engramConvTaps() - 1) * g.engramConvDilation() + 1;
+        for (int pos = 0; pos < tokens.length; pos++) {
+            history.push(pos, tokens[pos]);
+            if (pos >= tokens.length - reach) {
+                for (Engram e : engrams) e.step(history, pos, pool, ek, ev);
+            }
+        }
+        position = tokens.length;
     }
 
     private void layer(int l, int pos) {

@@ -2,11 +2,12 @@ package dev.needlewb.engine.generate;
 
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.engine.Engine;
+import dev.needlewb.engine.Prefill;
 import dev.needlewb.engine.Session;
 import dev.needlewb.engine.tokenizer.Tokenizer;
 
 /**
- * Runs a prompt through a fresh session and generates: prefill token by token, then pick, stream,
+ * Runs a prompt through a fresh session and generates: prefill (token by token, or batched), then pick, stream,
  * step, until EOS (not emitted, as upstream {@code generate_cached}), {@code maxNew} tokens, or a
  * full session. Streams each token with the text it adds; text that ends in a half UTF-8
  * character (decoded as U+FFFD) is held back until the next token completes it.
@@ -48,10 +49,18 @@ public final class Generator {
 
     private final Engine engine;
     private final Tokenizer tokenizer;
+    private final Prefill prefill;
 
+    /** Prefills natively, token by token. */
     public Generator(Engine engine, Tokenizer tokenizer) {
+        this(engine, tokenizer, Prefill.NATIVE);
+    }
+
+    /** Prefills with {@code prefill} (e.g. a {@link dev.needlewb.engine.BatchPrefill} of {@code engine}). */
+    public Generator(Engine engine, Tokenizer tokenizer, Prefill prefill) {
         this.engine = engine;
         this.tokenizer = tokenizer;
+        this.prefill = prefill;
     }
 
     /**
@@ -64,7 +73,7 @@ public final class Generator {
         check(promptIds, maxNew);
         Session session = engine.newSession();
         long start = System.nanoTime();
-        float[] logits = session.prefill(promptIds);
+        float[] logits = prefill.prefill(session, promptIds);
         long prefilled = System.nanoTime();
         TextStream stream = new TextStream(tokenizer);
         int count = 0, steps = 0, previous = -1;

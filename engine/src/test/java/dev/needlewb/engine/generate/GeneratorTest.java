@@ -8,6 +8,7 @@ import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.tokenizer.TokenizerVocab;
+import dev.needlewb.engine.BatchPrefill;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
 import dev.needlewb.engine.tokenizer.Tokenizer;
@@ -61,6 +62,18 @@ class GeneratorTest {
         assertThat(r.text()).isEqualTo(want.get("text").asText());
         assertThat(r.stopReason()).isEqualTo(Generator.StopReason.MAX_NEW);
         assertThat(r.timings().decodeSteps()).isEqualTo(r.generatedIds().length - 1);
+    }
+
+    @Test
+    void batchPrefillGeneratesTheUpstreamIdsToo() throws Exception {
+        JsonNode want = Golden.json(Golden.mini("decode.json")).get("generate_cached").get("deq.kv0");
+        int[] prompt = ints(want.get("prompt_ids"));
+        try (BatchPrefill batch = BatchPrefill.open(exact)) {
+            // The batch prompt's logits are within float32 rounding of native ones, far inside the 0.785 margin.
+            Generator.Result r = new Generator(exact, tokenizer, batch).generate(prompt, want.get("max_new_tokens").asInt(),
+                    Sampler.greedy(), true, null);
+            assertThat(r.generatedIds()).containsExactly(ints(want.get("generated_ids")));
+        }
     }
 
     @Test
@@ -120,5 +133,12 @@ class GeneratorTest {
                 .isInstanceOf(WorkbenchException.class).hasMessageContaining("99999");
         assertThatThrownBy(() -> generator.generate(new int[0], 4, Sampler.greedy(), true, null))
                 .isInstanceOf(WorkbenchException.class).hasMessageContaining("empty");
+        try (Engine small = Engine.load(cact, EngineOptions.exact(3)); BatchPrefill batch = BatchPrefill.open(small)) {
+            Generator g = new Generator(small, tokenizer, batch);
+            assertThatThrownBy(() -> g.generate(new int[] {2, 300, 301, 302}, 4, Sampler.greedy(), true, null))
+                    .isInstanceOf(WorkbenchException.class).hasMessageContaining("4 tokens").hasMessageContaining("at most 3");
+            assertThatThrownBy(() -> g.generate(new int[] {2, 99999}, 4, Sampler.greedy(), true, null))
+                    .isInstanceOf(WorkbenchException.class).hasMessageContaining("99999");
+        }
     }
 }

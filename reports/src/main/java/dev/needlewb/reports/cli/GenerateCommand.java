@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.engine.BatchPrefill;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
+import dev.needlewb.engine.Prefill;
 import dev.needlewb.engine.generate.Generator;
 import dev.needlewb.engine.generate.Sampler;
 import dev.needlewb.engine.tokenizer.ChatTemplate;
@@ -66,6 +68,9 @@ final class GenerateCommand implements Callable<Integer> {
     @Mixin
     KvWindowArguments kvWindow;
 
+    @Mixin
+    PrefillArgument prefillArgument;
+
     @Option(names = "--json", description = "Print prompt ids, generated ids and text as JSON at the end instead of streaming.")
     boolean json;
 
@@ -94,12 +99,13 @@ final class GenerateCommand implements Callable<Integer> {
                 toolPrefix = prompt.toolPrefixTokens();
             }
             EngineOptions options = kvWindow.apply(engineArguments.options(), toolPrefix, promptIds.length);
-            try (Engine engine = Engine.load(cact, options)) {
+            try (Engine engine = Engine.load(cact, options); BatchPrefill batch = prefillArgument.open(engine)) {
                 Generator.TokenListener stream = json ? null : (id, delta) -> {
                     out.print(delta);
                     out.flush();
                 };
-                Generator.Result r = new Generator(engine, tokenizer).generate(promptIds, maxNew, sampler, true, stream);
+                Prefill prefill = batch != null ? batch : Prefill.NATIVE;
+                Generator.Result r = new Generator(engine, tokenizer, prefill).generate(promptIds, maxNew, sampler, true, stream);
                 if (json) {
                     ObjectNode node = Report.JSON.createObjectNode();
                     node.putArray("prompt_ids").addAll(ids(r.promptIds()));
@@ -108,6 +114,7 @@ final class GenerateCommand implements Callable<Integer> {
                     node.put("stop_reason", r.stopReason().name().toLowerCase(Locale.ROOT));
                     node.put("sinks", options.sinks());
                     node.put("window", engine.window());
+                    node.put("prefill", prefillArgument.name());
                     out.println(node.toPrettyString());
                 } else {
                     out.println();

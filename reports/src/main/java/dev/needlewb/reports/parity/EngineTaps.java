@@ -24,14 +24,13 @@ final class EngineTaps implements TapSink {
         this.positions = positions;
     }
 
-    /** Runs {@code mode} on {@code cact} one token per step and keeps the taps named in {@code wanted}. */
+    /** Runs {@code mode} on {@code cact} (see {@link EngineMode#run}) and keeps the taps named in {@code wanted}. */
     static EngineTaps run(EngineMode mode, Path cact, int[] tokens, Set<String> wanted, int window, int sinks)
             throws WorkbenchException {
         EngineTaps taps = new EngineTaps(wanted, tokens.length);
         EngineOptions options = EngineOptions.exact(tokens.length).withMode(mode.numericMode()).withWindow(window, sinks);
         try (Engine engine = Engine.open(cact, options)) {
-            Session session = engine.newSession(taps);
-            for (int token : tokens) session.step(token);
+            mode.run(engine, tokens, taps);
         }
         return taps;
     }

@@ -31,6 +31,25 @@ class GenerateAndBenchCliTest {
     }
 
     @Test
+    void batchPrefillGeneratesTheSameIdsAndTheBenchSaysWhichPrefillRan(@TempDir Path dir) throws Exception {
+        JsonNode want = Golden.json(Golden.mini("decode.json")).get("generate_cached").get("deq.kv0");
+        CliRun run = CliRun.of("generate", mini(), "--prompt", "What is the weather in Paris?", "--max-new", "24",
+                "--mode", "exact", "--threads", "1", "--prefill", "batch", "--json");
+        assertThat(run.exit()).as(run.err()).isZero();
+        JsonNode got = JSON.readTree(run.out());
+        assertThat(got.get("generated_ids")).isEqualTo(want.get("generated_ids"));
+        assertThat(got.get("prefill").asText()).isEqualTo("batch");
+        CliRun bench = CliRun.of("bench", mini(), "--new-tokens", "2", "--warmup", "0", "--repetitions", "1",
+                "--prefill", "batch", "--out", dir.toString());
+        assertThat(bench.exit()).as(bench.err()).isZero();
+        JsonNode report = JSON.readTree(dir.resolve("bench.json").toFile()).get("bench");
+        assertThat(report.get("prefill").asText()).isEqualTo("batch");
+        assertThat(report.get("batch_prefill_setup_ms").asDouble()).isPositive();
+        assertThat(Files.readString(dir.resolve("bench.md"))).contains("Prefill: batch");
+        assertOneLineError(CliRun.of("generate", mini(), "--prompt", "x", "--prefill", "gpu"), "unknown prefill");
+    }
+
+    @Test
     void streamingPrintsTheSameTextAsJson() throws Exception {
         String[] common = {"generate", mini(), "--prompt", "Hello", "--max-new", "12", "--temperature", "0.8", "--top-p", "0.95", "--seed", "5"};
         CliRun streamed = CliRun.of(common);
@@ -98,6 +117,7 @@ class GenerateAndBenchCliTest {
                 .isEqualTo(Golden.json(Golden.mini("cact_header.json")).get("file_sha256").asText());
         JsonNode bench = root.get("bench");
         assertThat(bench.get("threads").asInt()).isEqualTo(2);
+        assertThat(bench.get("prefill").asText()).isEqualTo("native");
         assertThat(bench.get("warmup").asInt()).isEqualTo(1);
         assertThat(bench.get("prompt_tokens").asInt()).isEqualTo(10);
         assertThat(bench.get("output_tokens").asInt()).isEqualTo(4);

@@ -112,6 +112,20 @@ class ParityCommandTest {
     }
 
     @Test
+    void theTorchBatchPrefillPassesTheStrictProfile(@TempDir Path dir) throws Exception {
+        CliRun run = CliRun.of("parity", cact(), "--tokens", s040(), "--engine", "torch", "--out", dir.toString());
+        assertThat(run.exit()).as(run.out() + run.err()).isZero();
+        JsonNode torch = new ObjectMapper().readTree(dir.resolve("parity.json").toFile()).at("/parity/comparisons/0");
+        assertThat(torch.path("engine").asText()).isEqualTo("torch");
+        assertThat(torch.path("profile").asText()).isEqualTo("strict");
+        JsonNode taps = torch.path("taps");
+        // The batch path records the native tap set: per-layer states through to the logits.
+        assertThat(taps.get(0).path("name").asText()).isEqualTo("embed");
+        assertThat(taps.get(taps.size() - 1).path("name").asText()).isEqualTo("logits");
+        assertThat(torch.at("/rel_l2_by_layer/lanes_out").size()).isEqualTo(6);
+    }
+
+    @Test
     void badInputIsExitTwoWithOneLine(@TempDir Path dir) throws Exception {
         String r = dir.resolve("r").toString();
         CliRun engine = CliRun.of("parity", cact(), "--tokens", "1,2", "--engine", "exact,gpu", "--out", r);

@@ -1,0 +1,100 @@
+package dev.needlewb.engine;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.engine.layer.KvCache;
+
+/**
+ * Prefill of a whole prompt at once through DJL's PyTorch engine: the same function as
+ * {@link Session#prefill} in exact mode, computed as float32 GEMMs over all positions instead of
+ * one matrix-vector product per token. It leaves the session exactly where native prefill would:
+ * the keys and values of every position written through the session's {@link KvCache} (so an int8
+ * session quantizes them the same way), the token history and engram state in place, the position
+ * after the prompt; {@link Session#step} then decodes natively.
+ *
+ * <p>The arithmetic is float32 throughout, whatever the engine's mode: an int8 engine gets a float32
+ * prefill (no int8 activations) and stores its K/V in int8 as usual. libtorch is loaded offline
+ * from the {@code pytorch-native-cpu} jar ({@link TorchRuntime}); its intra-op thread count is set
+ * to the engine's threads. Opening one builds dense float32 copies of the CQ matrices in libtorch's
+ * off-heap memory ({@link DenseWeights}), the one place dense weights exist; {@link #close} frees
+ * them. The native engine and its no-dense-copy guarantee are unaffected.
+ *
+ * <p>A batch prefill starts a fresh session (position 0); one prompt at a time per instance.
+ */
+public final class BatchPrefill implements Prefill, AutoCloseable {
+    private final ModelWeights weights;
+    private final DenseWeights dense;
+    private final TorchForward forward;
+
+    private BatchPrefill(ModelWeights weights) {
+        this.weights = weights;
+        this.dense = new DenseWeights(weights);
+        this.forward = new TorchForward(weights, dense);
+    }
+
+    /**
+     * Loads libtorch if needed and builds the dense weights of {@code engine}'s model.
+     *
+     * @throws WorkbenchException when libtorch cannot be loaded from the classpath
+     */
+    public static BatchPrefill open(Engine engine) throws WorkbenchException {
+        TorchRuntime.start(engine.options().threads());
+        return new BatchPrefill(engine.weights());
+    }
+
+    /**
+     * Runs {@code tokens} from position 0 of {@code session} (a fresh session of the engine this was
+     * opened on) and returns the logits after the last one. Bad input throws exactly what
+     * {@link Session#prefill} throws, before the session changes.
+     */
+    @Override
+    public float[] prefill(Session session, int[] tokens) {
+        return run(session, tokens, false, BatchTaps.NONE);
+    }
+
+    /** As {@link #prefill(Session, int[])}, returning the logits of every position, {@code [tokens.length, vocab]} row-major. */
+    public float[] prefillAllLogits(Session session, int[] tokens) {
+        return run(session, tokens, true, BatchTaps.NONE);
+    }
+
+    /**
+     * As {@link #prefill(Session, int[])}, recording into {@code taps} every intermediate the batch
+     * path computes under the native engine's tap names and shapes (all of them; the engram_alpha of
+     * sites only), one record per position, name by name.
+     */
+    public float[] prefill(Session session, int[] tokens, TapSink taps) {
+        return run(session, tokens, false, new BatchTaps(taps));
+    }
+
+    private synchronized float[] run(Session session, int[] tokens, boolean allLogits, BatchTaps taps) {
+        if (session.weights() != weights) throw new IllegalArgumentException("the session belongs to another engine");
+        if (session.position() != 0) {
+            throw new IllegalStateException("batch prefill starts a fresh session; this one is at position " + session.position()
+                    + " (continue it with step or prefill)");
+        }
+        session.checkPrefill(tokens);
+        KvCache cache = session.cache();
+        int t = tokens.length;
+        // Only what survives in the cache is stored: pinned sinks and the last window positions
+        // (without a window, everything). The ring ends in the same state as after writing all.
+        int keepFrom = cache.window() == 0 ? 0 : t - cache.window();
+        TorchForward.KvSink kv = (layer, k, v) -> {
+            int width = k.length / t;
+            for (int pos = 0; pos < t; pos++) {
+                if (pos >= keepFrom || pos < cache.sinks()) cache.write(layer, pos, k, pos * width, v, pos * width);
+            }
+        };
+        try (NDManager m = dense.manager.newSubManager()) {
+            NDArray logits = forward.run(m, tokens, cache.window(), cache.sinks(), allLogits, kv, taps);
+            float[] out = logits.toFloatArray();
+            session.adoptPrefix(tokens);
+            return out;
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        dense.close();
+    }
+}

@@ -60,6 +60,10 @@ final class ParityCommand implements Callable<Integer> {
             description = "Engines to compare, in report order; each later one is also compared with each earlier one (default: ${DEFAULT-VALUE}).")
     List<String> engines;
 
+    @Option(names = "--quant", description = {"Hold every engine to upstream's quant=True reference (A8 fake quant at the four sites,",
+            "float KV; int8 keeps its int8 KV emulation) instead of its own numerics; float engines then default to the 'quant' profile."})
+    boolean quant;
+
     @Option(names = "--window", paramLabel = "N",
             description = "Sliding attention window on both sides (0: none). Needed when the prompt is longer than the model's kv_window.")
     Integer window;
@@ -100,15 +104,15 @@ final class ParityCommand implements Callable<Integer> {
         List<Parity.ReferenceRun> references = new ArrayList<>();
         if (against != null) {
             references.add(new Parity.ReferenceRun(ReferenceModel.fromFlaxParams(side.against().flaxParams(), side.against().geometry()),
-                    against.toString(), profiles(modes, userProfile, weights.identical() ? null : CONVERTED_PROFILE)));
+                    against.toString(), profiles(modes, userProfile, weights.identical() ? null : CONVERTED_PROFILE, quant)));
         }
         if (against == null || !weights.identical()) {
             // With differing --against weights, MODEL's own weights as well: that separates the
             // engines' own error from the quantization error the --against reference measures.
             references.add(new Parity.ReferenceRun(ReferenceModel.fromFlaxParams(side.own().flaxParams(), geometry),
-                    null, profiles(modes, userProfile, null)));
+                    null, profiles(modes, userProfile, null, quant)));
         }
-        ParityResult result = Parity.run(references, model, ids, effectiveWindow, sinks, modes);
+        ParityResult result = Parity.run(references, model, ids, effectiveWindow, sinks, modes, quant);
 
         List<InputFile> inputs = new ArrayList<>();
         inputs.add(InputFile.of("model", model));
@@ -143,10 +147,12 @@ final class ParityCommand implements Callable<Integer> {
     }
 
     /** The user's profile for every engine, else {@code name}, else each engine's default. */
-    private static Map<EngineMode, ToleranceProfile> profiles(List<EngineMode> modes, ToleranceProfile user, String name)
+    private static Map<EngineMode, ToleranceProfile> profiles(List<EngineMode> modes, ToleranceProfile user, String name, boolean quant)
             throws WorkbenchException {
         Map<EngineMode, ToleranceProfile> out = new LinkedHashMap<>();
-        for (EngineMode m : modes) out.put(m, user != null ? user : ToleranceProfile.resolve(name != null ? name : m.defaultProfile()));
+        for (EngineMode m : modes) {
+            out.put(m, user != null ? user : ToleranceProfile.resolve(name != null ? name : m.reference(quant).defaultProfile()));
+        }
         return out;
     }
 

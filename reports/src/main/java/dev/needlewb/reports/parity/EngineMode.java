@@ -10,21 +10,24 @@ import dev.needlewb.reference.ForwardOptions;
 
 /** An engine configuration and the reference run it is held to, with the profile that fits the pair. */
 public enum EngineMode {
-    EXACT("exact", NumericMode.EXACT, "strict", "reference q0 (quant=False, float KV)"),
-    INT8("int8", NumericMode.INT8, "int8", "reference quant=True with int8 KV emulation"),
+    EXACT("exact", NumericMode.EXACT),
+    INT8("int8", NumericMode.INT8),
     /** The batch prefill through libtorch: float32 on dense weights, the whole sequence at once. */
-    TORCH("torch", NumericMode.EXACT, "strict", "reference q0 (quant=False, float KV)");
+    TORCH("torch", NumericMode.EXACT);
+
+    private static final ReferenceConfig FLOAT = new ReferenceConfig("reference q0 (quant=False, float KV)",
+            ForwardOptions.DEFAULT, "strict");
+    private static final ReferenceConfig QUANT_INT8_KV = new ReferenceConfig("reference quant=True with int8 KV emulation",
+            ForwardOptions.DEFAULT.withQuant(true).withInt8Kv(true), "int8");
+    private static final ReferenceConfig QUANT_FLOAT_KV = new ReferenceConfig("reference quant=True (A8 fake quant, float KV)",
+            ForwardOptions.DEFAULT.withQuant(true), "quant");
 
     private final String label;
     private final NumericMode mode;
-    private final String defaultProfile;
-    private final String referenceRun;
 
-    EngineMode(String label, NumericMode mode, String defaultProfile, String referenceRun) {
+    EngineMode(String label, NumericMode mode) {
         this.label = label;
         this.mode = mode;
-        this.defaultProfile = defaultProfile;
-        this.referenceRun = referenceRun;
     }
 
     public String label() {
@@ -35,18 +38,14 @@ public enum EngineMode {
         return mode;
     }
 
-    public String defaultProfile() {
-        return defaultProfile;
-    }
-
-    /** What the reference computes for this engine, in words. */
-    public String referenceRun() {
-        return referenceRun;
-    }
-
-    /** The reference options that match this engine (taps and window are added by the caller). */
-    public ForwardOptions referenceOptions() {
-        return this == INT8 ? ForwardOptions.DEFAULT.withQuant(true).withInt8Kv(true) : ForwardOptions.DEFAULT;
+    /**
+     * The reference run this engine is held to: its own numerics (q0 for the float engines, quant=True
+     * with int8 KV emulation for int8), or with {@code quant} upstream's quant=True for every engine,
+     * which measures how far a float engine is from the A8 model upstream trains and evaluates.
+     */
+    public ReferenceConfig reference(boolean quant) {
+        if (this == INT8) return QUANT_INT8_KV;
+        return quant ? QUANT_FLOAT_KV : FLOAT;
     }
 
     /**

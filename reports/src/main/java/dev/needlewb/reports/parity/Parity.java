@@ -35,10 +35,11 @@ public final class Parity {
      * Every engine of {@code engines} (in report order) against every reference run (all engines
      * against the first reference, then against the next), then every engine against every one
      * listed before it. Each engine runs once. {@code window} 0 means none; {@code sinks}
-     * leading positions stay visible under it.
+     * leading positions stay visible under it; {@code quant} holds every engine to upstream's
+     * quant=True ({@link EngineMode#reference}).
      */
     public static ParityResult run(List<ReferenceRun> references, Path cact, int[] tokens, int window, int sinks,
-                                   List<EngineMode> engines) throws WorkbenchException {
+                                   List<EngineMode> engines, boolean quant) throws WorkbenchException {
         Map<EngineMode, EngineTaps> engineRuns = new LinkedHashMap<>();
         SequencedMap<String, int[]> layout = new LinkedHashMap<>();
         List<Comparison> againstReference = new ArrayList<>();
@@ -47,10 +48,11 @@ public final class Parity {
             // Engines sharing a reference configuration (exact and any float engine) share its run.
             Map<String, SequencedMap<String, BaselineTap>> configurations = new HashMap<>();
             for (EngineMode mode : engines) {
-                SequencedMap<String, BaselineTap> refTaps = configurations.get(mode.referenceRun());
+                ReferenceConfig config = mode.reference(quant);
+                SequencedMap<String, BaselineTap> refTaps = configurations.get(config.description());
                 if (refTaps == null) {
-                    refTaps = referenceTaps(ref.model(), tokens, mode, window, sinks);
-                    configurations.put(mode.referenceRun(), refTaps);
+                    refTaps = referenceTaps(ref.model(), tokens, config, window, sinks);
+                    configurations.put(config.description(), refTaps);
                     if (layout.isEmpty()) refTaps.values().forEach(t -> layout.put(t.name(), t.shape()));
                 }
                 EngineTaps run = engineRuns.get(mode);
@@ -58,7 +60,7 @@ public final class Parity {
                     run = EngineTaps.run(mode, cact, tokens, layout.keySet(), window, sinks);
                     engineRuns.put(mode, run);
                 }
-                String baseline = ref.weights() == null ? mode.referenceRun() : mode.referenceRun() + " on " + ref.weights();
+                String baseline = ref.weights() == null ? config.description() : config.description() + " on " + ref.weights();
                 againstReference.add(compare(refTaps, run, mode, baseline, ref.weights(), null, ref.profiles().get(mode),
                         tokens.length, vocab));
             }
@@ -74,10 +76,10 @@ public final class Parity {
         return new ParityResult(List.copyOf(againstReference), List.copyOf(pairs));
     }
 
-    private static SequencedMap<String, BaselineTap> referenceTaps(ReferenceModel reference, int[] tokens, EngineMode mode,
+    private static SequencedMap<String, BaselineTap> referenceTaps(ReferenceModel reference, int[] tokens, ReferenceConfig config,
                                                                    int window, int sinks) {
         Taps recorder = Taps.all();
-        ForwardOptions options = mode.referenceOptions().withTaps(recorder);
+        ForwardOptions options = config.options().withTaps(recorder);
         if (window > 0) options = options.withWindow(window, sinks);
         reference.forward(tokens, options);
         SequencedMap<String, BaselineTap> out = new LinkedHashMap<>();

@@ -126,6 +126,22 @@ class ParityCommandTest {
     }
 
     @Test
+    void quantHoldsTheFloatEngineToUpstreamsA8ReferenceUnderTheQuantProfile(@TempDir Path dir) throws Exception {
+        CliRun run = CliRun.of("parity", cact(), "--tokens", s040(), "--engine", "exact,int8", "--quant", "--out", dir.toString());
+        assertThat(run.exit()).as(run.out() + run.err()).isZero();
+        JsonNode comparisons = new ObjectMapper().readTree(dir.resolve("parity.json").toFile()).at("/parity/comparisons");
+        JsonNode exact = comparisons.get(0);
+        assertThat(exact.path("reference").asText()).isEqualTo("reference quant=True (A8 fake quant, float KV)");
+        assertThat(exact.path("profile").asText()).isEqualTo("quant");
+        // The A8 quantization the float engine skips is visible: logits differ at the 1e-2 level
+        // (measured 0.0117 on s040), far above float32 rounding (4e-7 against q0).
+        JsonNode logits = exact.path("taps").get(exact.path("taps").size() - 1);
+        assertThat(logits.path("rel_l2").asDouble()).isBetween(1e-3, 0.05);
+        assertThat(comparisons.get(1).path("reference").asText()).isEqualTo("reference quant=True with int8 KV emulation");
+        assertThat(comparisons.get(1).path("profile").asText()).isEqualTo("int8");
+    }
+
+    @Test
     void badInputIsExitTwoWithOneLine(@TempDir Path dir) throws Exception {
         String r = dir.resolve("r").toString();
         CliRun engine = CliRun.of("parity", cact(), "--tokens", "1,2", "--engine", "exact,gpu", "--out", r);

@@ -33,7 +33,8 @@ final class DemoCommand implements Callable<Integer> {
     /** Size of the released file's RAW tokenizer blob (SPEC section 5), so the synthetic file has the published size. */
     static final int RELEASED_TOKENIZER_BYTES = 115_215;
     /** A tensor of the released geometry's middle layer for the quantizer study. */
-    static final String STUDIED_TENSOR = "layer13.q_proj";
+    /** One tensor of each row layout: CQ2 with 4 groups per row, CQ4 with 16, CQ2 with 1. */
+    static final List<String> STUDIED_TENSORS = List.of("layer13.q_proj", "mhc_phi_pre", "engram0.tables");
     /** A short prompt for the parity step (the synthetic tokenizer spells it in 24 tokens, plus BOS). */
     static final String PARITY_PROMPT = "Weather in Paris?";
 
@@ -116,9 +117,10 @@ final class DemoCommand implements Callable<Integer> {
 
         t0 = System.nanoTime();
         Path studyDir = out.resolve("idempotence");
-        subcommand("study", "idempotence", model.toString(), "--tensor", STUDIED_TENSOR, "--rounds", "6", "--out", studyDir.toString());
-        step(say, "study", "re-quantization of " + STUDIED_TENSOR + " for 6 rounds (codes, norms, weight drift)", t0);
-        written.addAll(List.of(studyDir.resolve("idempotence.md"), studyDir.resolve("idempotence.html")));
+        subcommand("study", "idempotence", model.toString(), "--tensor", String.join(",", STUDIED_TENSORS), "--rounds", "6",
+                "--out", studyDir.toString());
+        step(say, "study", "re-quantization of " + String.join(", ", STUDIED_TENSORS) + " for 6 rounds (codes, norms, weight drift)", t0);
+        written.addAll(List.of(studyDir.resolve("idempotence.json"), studyDir.resolve("idempotence.md"), studyDir.resolve("idempotence.html")));
 
         t0 = System.nanoTime();
         Path benchDir = out.resolve("bench");

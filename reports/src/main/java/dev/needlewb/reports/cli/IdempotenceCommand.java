@@ -23,8 +23,9 @@ final class IdempotenceCommand implements Callable<Integer> {
     @Parameters(paramLabel = "INPUT", description = "A .cact (round 0 = its stored codes) or a Flax checkpoint (round 0 = quantize of its weights).")
     Path input;
 
-    @Option(names = "--tensor", paramLabel = "NAME", description = "Study only this tensor (canonical .cact name).")
-    String tensor;
+    @Option(names = "--tensor", split = ",", paramLabel = "NAME",
+            description = "Study only these tensors (canonical .cact names; repeat the option or separate with commas).")
+    List<String> tensors = new ArrayList<>();
 
     @Option(names = "--bits", paramLabel = "B", description = "Checkpoint only: CQ width 2, 3, 4 or 1.58, or a bits map like embedding=4,default=2 (default: the checkpoint's weight_bits).")
     String bits;
@@ -50,7 +51,7 @@ final class IdempotenceCommand implements Callable<Integer> {
         List<IdempotenceResult> results = new ArrayList<>();
         Boolean codebookMatches;
         String kind;
-        try (StudyTargets targets = StudyTargets.open(input, tensor, bits, group)) {
+        try (StudyTargets targets = StudyTargets.open(input, tensors, bits, group)) {
             kind = targets.kind();
             codebookMatches = targets.headerCodebookMatches();
             if (targets.targets().isEmpty()) throw new WorkbenchException(input + ": no CQ tensors to study");

@@ -80,19 +80,24 @@ public final class StudyTargets implements AutoCloseable {
     /**
      * Opens {@code file} (a {@code .cact} by its tag, else a Flax checkpoint pickle).
      *
-     * @param tensor   only this canonical name, or null for all
+     * @param tensors  only these canonical names, in this order; empty for all
      * @param bitsSpec checkpoint only: a width or bits map ({@code embedding=4,default=2}); null for the checkpoint's own
      * @param group    checkpoint only: the CQ group (64 or 128); null for {@value #DEFAULT_GROUP}
      */
-    public static StudyTargets open(Path file, String tensor, String bitsSpec, Integer group) throws WorkbenchException, IOException {
+    public static StudyTargets open(Path file, List<String> tensors, String bitsSpec, Integer group) throws WorkbenchException, IOException {
         StudyTargets all = isCact(file) ? cact(file, bitsSpec, group) : checkpoint(file, bitsSpec, group);
-        if (tensor == null) return all;
-        for (Target t : all.targets) {
-            if (t.name().equals(tensor)) return new StudyTargets(all.kind, List.of(t), all.cact);
+        if (tensors.isEmpty()) return all;
+        List<Target> chosen = new ArrayList<>();
+        for (String name : tensors) {
+            Target found = all.targets.stream().filter(t -> t.name().equals(name)).findFirst().orElse(null);
+            if (found == null) {
+                all.close();
+                throw new WorkbenchException(file + ": no quantizable tensor named " + name + " (" + all.targets.size()
+                        + " CQ tensors, e.g. " + (all.targets.isEmpty() ? "none" : all.targets.getFirst().name()) + ")");
+            }
+            if (!chosen.contains(found)) chosen.add(found);
         }
-        all.close();
-        throw new WorkbenchException(file + ": no quantizable tensor named " + tensor + " (" + all.targets.size()
-                + " CQ tensors, e.g. " + (all.targets.isEmpty() ? "none" : all.targets.getFirst().name()) + ")");
+        return new StudyTargets(all.kind, List.copyOf(chosen), all.cact);
     }
 
     private static boolean isCact(Path file) throws IOException {

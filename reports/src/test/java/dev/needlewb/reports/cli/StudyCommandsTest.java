@@ -69,6 +69,15 @@ class StudyCommandsTest {
     }
 
     @Test
+    void severalNamedTensorsInTheOrderGiven(@TempDir Path dir) throws Exception {
+        Run r = run("study", "idempotence", MINI.toString(), "--tensor", "layer01.q_proj,embedding", "--tensor", "layer01.q_proj",
+                "--rounds", "2", "--out", dir.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode tensors = new ObjectMapper().readTree(dir.resolve("idempotence.json").toFile()).at("/idempotence/tensors");
+        assertThat(tensors).extracting(t -> t.get("name").asText()).containsExactly("layer01.q_proj", "embedding");
+    }
+
+    @Test
     void unknownTensorAndBadInputAreOneLineUserErrors(@TempDir Path dir) throws Exception {
         Run unknown = run("study", "idempotence", MINI.toString(), "--tensor", "no.such", "--out", dir.toString());
         assertThat(unknown.exit()).isEqualTo(Main.EXIT_USER_ERROR);

@@ -134,8 +134,9 @@ final class TorchForward {
         kv.layer(l, k.toFloatArray(), v.toFloatArray());
         // Grouped queries: the `group` query heads of a kv head are stacked along the rows, [kv_heads, group * T, head_dim].
         int group = heads / kvHeads;
-        NDArray scores = q.transpose(1, 0, 2).reshape(kvHeads, group * t, headDim).matMul(k.transpose(1, 2, 0))
-                .reshape(kvHeads, group, t, t).muli((float) (1.0 / Math.sqrt(headDim))).addi(mask);
+        // The 1/sqrt(head_dim) scale goes on the queries, [T, heads, head_dim], a quarter of the scores' size at T = 256.
+        NDArray scores = q.mul((float) (1.0 / Math.sqrt(headDim))).transpose(1, 0, 2).reshape(kvHeads, group * t, headDim)
+                .matMul(k.transpose(1, 2, 0)).reshape(kvHeads, group, t, t).addi(mask);
         NDArray o = scores.softmax(-1).reshape(kvHeads, group * t, t).matMul(v.transpose(1, 0, 2))
                 .reshape(heads, t, headDim).transpose(1, 0, 2).reshape(t, g.qDim())
                 .muli(Activation.sigmoid(p.get(2)));

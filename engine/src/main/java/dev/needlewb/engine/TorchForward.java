@@ -17,7 +17,8 @@ import dev.needlewb.engine.layer.Sinkhorn;
  * The full-sequence forward of a prompt from position 0 in float32 torch ops: the function
  * {@link Session#step} computes in exact mode, for all positions at once (SPEC section 2 with the
  * engine's window and sinks). Every intermediate is created in the caller's {@link NDManager} (each
- * op is called on an activation, never on a weight, so results attach to the activation's manager).
+ * op is called on an activation, so results attach to the activation's manager; the two products
+ * with a weight on the left are moved there explicitly) and each layer's are freed when it ends.
  * The embedding rows and engram table rows are gathered with the engine's decoder; the 4x4
  * Sinkhorn runs per position with the engine's own {@link Sinkhorn}. Keys and values of each layer
  * go to a {@link KvSink} as soon as they exist.

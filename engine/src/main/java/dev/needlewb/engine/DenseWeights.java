@@ -39,8 +39,15 @@ final class DenseWeights implements AutoCloseable {
     final NDArray finalNorm;
     /** The tied embedding as {@code [d, vocab]}. */
     final NDArray embeddingT;
-    /** The orthonormal Hadamard of length hada_n as {@code H_a (x) H_b} with {@code a * b = hada_n}, each normalized. */
-    final NDArray hadamardA, hadamardB;
+    /**
+     * The orthonormal Hadamard of length hada_n as {@code H_a (x) H_b} with {@code a * b = hada_n}, each
+     * normalized: {@code hadamardB} whole, and of {@code H_a} only what touches the first
+     * {@link #hadamardRows} rows of b (those holding the d_model live entries): its first columns
+     * {@code [a, rows]} (input side, the rest multiply padding zeros) and first rows {@code [rows, a]}
+     * (output side, the rest are cropped).
+     */
+    final NDArray hadamardAIn, hadamardAOut, hadamardB;
+    final int hadamardRows;
 
     DenseWeights(ModelWeights w) {
         Geometry g = w.g;
@@ -77,8 +84,16 @@ final class DenseWeights implements AutoCloseable {
             finalNorm = onePlus(w.finalNorm);
             embeddingT = transposed(w.embedding);
             int bitsA = Integer.numberOfTrailingZeros(n) / 2;
-            hadamardA = hadamard(1 << bitsA);
-            hadamardB = hadamard(n >> bitsA);
+            int a = 1 << bitsA, b = n >> bitsA;
+            hadamardRows = (d + b - 1) / b;
+            float[] ha = hadamardValues(a);
+            float[] in = new float[a * hadamardRows], out = new float[hadamardRows * a];
+            for (int i = 0; i < a; i++) {
+                for (int j = 0; j < hadamardRows; j++) in[i * hadamardRows + j] = out[j * a + i] = ha[i * a + j];
+            }
+            hadamardAIn = owned(in, new Shape(a, hadamardRows));
+            hadamardAOut = owned(out, new Shape(hadamardRows, a));
+            hadamardB = owned(hadamardValues(b), new Shape(b, b));
         } catch (RuntimeException e) {
             manager.close();
             throw e;
@@ -124,13 +139,13 @@ final class DenseWeights implements AutoCloseable {
     }
 
     /** Sylvester {@code H[i][j] = (-1)^popcount(i & j) / sqrt(n)}: symmetric, so {@code x @ H} is the transform. */
-    private NDArray hadamard(int n) {
+    private static float[] hadamardValues(int n) {
         float[] h = new float[n * n];
         float scale = (float) (1.0 / Math.sqrt(n));
         for (int i = 0; i < n; i++) {
             for (int j = 0; j < n; j++) h[i * n + j] = (Integer.bitCount(i & j) & 1) == 0 ? scale : -scale;
         }
-        return owned(h, new Shape(n, n));
+        return h;
     }
 
     /**

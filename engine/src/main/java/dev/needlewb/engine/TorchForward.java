@@ -17,7 +17,8 @@ import dev.needlewb.engine.layer.Sinkhorn;
  * The full-sequence forward of a prompt from position 0 in float32 torch ops: the function
  * {@link Session#step} computes in exact mode, for all positions at once (SPEC section 2 with the
  * engine's window and sinks). Every intermediate is created in the caller's {@link NDManager} (each
- * op is called on an activation, never on a weight, so results attach to the activation's manager).
+ * op is called on an activation, so results attach to the activation's manager; the two products
+ * with a weight on the left are moved there explicitly) and each layer's are freed when it ends.
  * The embedding rows and engram table rows are gathered with the engine's decoder; the 4x4
  * Sinkhorn runs per position with the engine's own {@link Sinkhorn}. Keys and values of each layer
  * go to a {@link KvSink} as soon as they exist.
@@ -61,7 +62,15 @@ final class TorchForward {
         NDArray lanesX = x.expandDims(1).repeat(1, lanes);
         Rotation rope = rotation(m, t);
         NDArray mask = m.create(mask(t, window, sinks), new Shape(t, t));
-        for (int l = 0; l < g.numLayers(); l++) lanesX = layer(m, l, tokens, lanesX, rope, mask, kv, taps);
+        for (int l = 0; l < g.numLayers(); l++) {
+            // Each layer's intermediates live in their own manager, freed when the layer ends, so
+            // libtorch reuses their memory instead of touching fresh pages layer after layer.
+            try (NDManager lm = m.newSubManager()) {
+                lanesX.attach(lm);
+                lanesX = layer(lm, l, tokens, lanesX, rope, mask, kv, taps);
+                lanesX.attach(m);
+            }
+        }
 
         NDArray h = zcn(lanesX.sum(new int[] {1}).div(lanes), dense.finalNorm);
         taps.record("final.norm", h, d);
@@ -82,14 +91,15 @@ final class TorchForward {
         String name = String.format("layer%02d.", l);
         taps.record(name + "lanes_in", lanesX, lanes, d);
 
-        // mHC coefficients from the normalized flattened lanes.
-        NDArray nx = rmsUnit(lanesX.reshape(t, (long) lanes * d));
-        NDList coef = nx.matMul(lw.phiT()).split(new long[] {lanes, 2L * lanes}, 1);
+        // mHC coefficients from the normalized flattened lanes, the rms division moved past the GEMM
+        // onto its [T, 24] result (one pass less over the [T, lanes * d] lanes).
+        NDArray flat = lanesX.reshape(t, (long) lanes * d);
+        NDList coef = flat.matMul(lw.phiT()).divi(rms(flat)).split(new long[] {lanes, 2L * lanes}, 1);
         NDArray hpre = Activation.sigmoid(coef.get(0).mul(w.aPre[l]).addi(lw.preBias()).addi(lw.preOffset()));
         NDArray hpost = Activation.sigmoid(coef.get(1).mul(w.aPost[l]).addi(lw.postBias()).addi(lw.postOffset())).muli(2f);
         float[] res = coef.get(2).mul(w.aRes[l]).add(lw.resBias()).toFloatArray();
         taps.record(name + "hpre", hpre, lanes);
-        NDArray u = hpre.expandDims(2).mul(lanesX).sum(new int[] {1});
+        NDArray u = hpre.expandDims(1).matMul(lanesX).reshape(t, d);
         taps.record(name + "u", u, d);
 
         NDArray bx = u;
@@ -125,8 +135,9 @@ final class TorchForward {
         kv.layer(l, k.toFloatArray(), v.toFloatArray());
         // Grouped queries: the `group` query heads of a kv head are stacked along the rows, [kv_heads, group * T, head_dim].
         int group = heads / kvHeads;
-        NDArray scores = q.transpose(1, 0, 2).reshape(kvHeads, group * t, headDim).matMul(k.transpose(1, 2, 0))
-                .reshape(kvHeads, group, t, t).muli((float) (1.0 / Math.sqrt(headDim))).addi(mask);
+        // The 1/sqrt(head_dim) scale goes on the queries, [T, heads, head_dim], a quarter of the scores' size at T = 256.
+        NDArray scores = q.mul((float) (1.0 / Math.sqrt(headDim))).transpose(1, 0, 2).reshape(kvHeads, group * t, headDim)
+                .matMul(k.transpose(1, 2, 0)).reshape(kvHeads, group, t, t).addi(mask);
         NDArray o = scores.softmax(-1).reshape(kvHeads, group * t, t).matMul(v.transpose(1, 0, 2))
                 .reshape(heads, t, headDim).transpose(1, 0, 2).reshape(t, g.qDim())
                 .muli(Activation.sigmoid(p.get(2)));
@@ -135,14 +146,21 @@ final class TorchForward {
         return x.add(zcn(attnOut, lw.postNorm()).mul(Norms.sigmoid(w.layers[l].attnGate())));
     }
 
-    /** {@code x + crop(d3 * H silu(d2 * H (d1 * pad(ZCN(x)))))}. */
+    /**
+     * {@code x + crop(d3 * H silu(d2 * H (d1 * pad(ZCN(x)))))}, with {@code H = H_a (x) H_b} applied to
+     * {@code [T, a, b]} as {@code H_a X H_b}: the padded input has only its first rows of b live and
+     * only the first rows of the output survive the crop, so those products skip the rest.
+     */
     private NDArray hadamardMlp(NDManager m, DenseWeights.Layer lw, NDArray x) {
         long t = x.getShape().get(0);
-        NDArray z = zcn(x, lw.preHada()).mul(lw.d1());
-        if (g.hadaN() > d) z = z.concat(m.zeros(new Shape(t, g.hadaN() - d)), 1);
-        z = hadamard(z).muli(lw.d2());
-        z = hadamard(Activation.sigmoid(z).muli(z));
-        return x.add(z.get(new NDIndex(":, :{}", d)).mul(lw.d3()));
+        int rows = dense.hadamardRows;
+        long b = dense.hadamardB.getShape().get(0), a = dense.hadamardAIn.getShape().get(0);
+        NDArray z = zcn(x, lw.preHada()).muli(lw.d1());
+        if (rows * b > d) z = z.concat(m.zeros(new Shape(t, rows * b - d)), 1);
+        z = leftMul(m, dense.hadamardAIn, z.reshape(t, rows, b).matMul(dense.hadamardB)).reshape(t, a * b).muli(lw.d2());
+        z = leftMul(m, dense.hadamardAOut, Activation.sigmoid(z).muli(z).reshape(t, a, b)).matMul(dense.hadamardB).reshape(t, rows * b);
+        if (rows * b > d) z = z.get(new NDIndex(":, :{}", d));
+        return x.add(z.muli(lw.d3()));
     }
 
     /** The mixing matrices {@code [T, lanes, lanes]}: the engine's own {@link Sinkhorn} on each position's logits. */
@@ -242,12 +260,11 @@ final class TorchForward {
         return x.mul(r.cos()).addi(swapped.muli(r.sin()));
     }
 
-    /** The orthonormal Walsh-Hadamard transform of every row of {@code [T, n]}, as {@code H_a (x) H_b}. */
-    private NDArray hadamard(NDArray z) {
-        long t = z.getShape().get(0);
-        long a = dense.hadamardA.getShape().get(0), b = dense.hadamardB.getShape().get(0);
-        NDArray y = z.reshape(t, a, b).matMul(dense.hadamardB).transpose(0, 2, 1).matMul(dense.hadamardA);
-        return y.transpose(0, 2, 1).reshape(t, a * b);
+    /** {@code weight @ x} (broadcast over x's leading axes), attached to {@code m} rather than to the weight's manager. */
+    private static NDArray leftMul(NDManager m, NDArray weight, NDArray x) {
+        NDArray product = weight.matMul(x);
+        product.attach(m);
+        return product;
     }
 
     /** {@code x * (1 + gain) / sqrt(mean(x^2) + 1e-6)} over the last axis; {@code onePlusGain} as stored. */

@@ -92,14 +92,59 @@ public final class Int8KvCache extends KvCache {
             }
             total.mul(scale).intoArray(scores, sOff + j);
         }
-        for (; j < run; j++) {
-            float total = 0f;
+        for (; j < run; j++) scores[sOff + j] = slotScore(layer, slot + j, dimOff, n, q, qOff) * scale;
+    }
+
+    /** The unscaled score of one slot, in scalar arithmetic (the tail of a run). */
+    private float slotScore(int layer, int slot, int dimOff, int n, float[] q, int qOff) {
+        byte[] kt = keys[layer];
+        float[] ks = keyScales[layer];
+        float total = 0f;
+        for (int b = 0; b < n; b += BLOCK) {
+            float acc = 0f;
+            for (int d = b; d < b + BLOCK; d++) acc += q[qOff + d] * kt[(dimOff + d) * capacity + slot];
+            total += acc * ks[((dimOff + b) / BLOCK) * capacity + slot];
+        }
+        return total;
+    }
+
+    @Override
+    public void scores2(int layer, int from, int to, int dimOff, int n, float[] q, int qOff, float scale,
+            float[] s0, float[] s1, int sOff) {
+        for (int p = from; p < to; ) {
+            int slot = slot(p);
+            int run = runLength(slot, to - p);
+            slotScores2(layer, slot, run, dimOff, n, q, qOff, scale, s0, s1, sOff + p - from);
+            p += run;
+        }
+    }
+
+    /** {@link #slotScores} for two queries, each widened key feeding both (same arithmetic per query). */
+    private void slotScores2(int layer, int slot, int run, int dimOff, int n, float[] q, int qOff, float scale,
+            float[] s0, float[] s1, int sOff) {
+        byte[] kt = keys[layer];
+        float[] ks = keyScales[layer];
+        int q1 = qOff + n;
+        int j = 0;
+        for (; j + 16 <= run; j += 16) {
+            FloatVector total0 = FloatVector.zero(Lanes.F16), total1 = total0;
             for (int b = 0; b < n; b += BLOCK) {
-                float acc = 0f;
-                for (int d = b; d < b + BLOCK; d++) acc += q[qOff + d] * kt[(dimOff + d) * capacity + slot + j];
-                total += acc * ks[((dimOff + b) / BLOCK) * capacity + slot + j];
+                FloatVector acc0 = FloatVector.zero(Lanes.F16), acc1 = acc0;
+                for (int d = b; d < b + BLOCK; d++) {
+                    FloatVector key = widen(kt, (dimOff + d) * capacity + slot + j);
+                    acc0 = key.fma(FloatVector.broadcast(Lanes.F16, q[qOff + d]), acc0);
+                    acc1 = key.fma(FloatVector.broadcast(Lanes.F16, q[q1 + d]), acc1);
+                }
+                FloatVector blockScales = FloatVector.fromArray(Lanes.F16, ks, ((dimOff + b) / BLOCK) * capacity + slot + j);
+                total0 = acc0.fma(blockScales, total0);
+                total1 = acc1.fma(blockScales, total1);
             }
-            scores[sOff + j] = total * scale;
+            total0.mul(scale).intoArray(s0, sOff + j);
+            total1.mul(scale).intoArray(s1, sOff + j);
+        }
+        for (; j < run; j++) {
+            s0[sOff + j] = slotScore(layer, slot + j, dimOff, n, q, qOff) * scale;
+            s1[sOff + j] = slotScore(layer, slot + j, dimOff, n, q, q1) * scale;
         }
     }
 
@@ -124,6 +169,37 @@ public final class Int8KvCache extends KvCache {
                 acc = widen(value, at).fma(FloatVector.broadcast(Lanes.F16, w[wOff + j] * vs[at / BLOCK]), acc);
             }
             acc.intoArray(out, outOff + i);
+        }
+    }
+
+    @Override
+    public void accumulate2(int layer, int from, int to, int dimOff, int n, float[] w0, float[] w1, int wOff,
+            float[] out, int outOff) {
+        for (int p = from; p < to; ) {
+            int slot = slot(p);
+            int run = runLength(slot, to - p);
+            slotAccumulate2(layer, slot, run, dimOff, n, w0, w1, wOff + p - from, out, outOff);
+            p += run;
+        }
+    }
+
+    /** {@link #slotAccumulate} for two queries, each widened value feeding both (same arithmetic per query). */
+    private void slotAccumulate2(int layer, int slot, int run, int dimOff, int n, float[] w0, float[] w1, int wOff,
+            float[] out, int outOff) {
+        byte[] value = values[layer];
+        float[] vs = valueScales[layer];
+        for (int i = 0; i < n; i += 16) {
+            FloatVector acc0 = FloatVector.fromArray(Lanes.F16, out, outOff + i);
+            FloatVector acc1 = FloatVector.fromArray(Lanes.F16, out, outOff + n + i);
+            int at = slot * kvDim + dimOff + i;
+            for (int j = 0; j < run; j++, at += kvDim) {
+                FloatVector v = widen(value, at);
+                float blockScale = vs[at / BLOCK];
+                acc0 = v.fma(FloatVector.broadcast(Lanes.F16, w0[wOff + j] * blockScale), acc0);
+                acc1 = v.fma(FloatVector.broadcast(Lanes.F16, w1[wOff + j] * blockScale), acc1);
+            }
+            acc0.intoArray(out, outOff + i);
+            acc1.intoArray(out, outOff + n + i);
         }
     }
 

@@ -3,6 +3,7 @@ package dev.needlewb.engine.layer;
 import dev.needlewb.engine.kernel.Lanes;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 
 /**
@@ -75,7 +76,7 @@ public final class Int8KvCache extends KvCache {
         return Math.min(wanted, limit - slot);
     }
 
-    /** Scores of {@code run} consecutive slots from {@code slot}: 16 at a time, then one by one. */
+    /** Scores of {@code run} consecutive slots from {@code slot}: 16 at a time, then the rest on masked lanes. */
     private void slotScores(int layer, int slot, int run, int dimOff, int n, float[] q, int qOff, float scale,
             float[] scores, int sOff) {
         byte[] kt = keys[layer];
@@ -92,20 +93,31 @@ public final class Int8KvCache extends KvCache {
             }
             total.mul(scale).intoArray(scores, sOff + j);
         }
-        for (; j < run; j++) scores[sOff + j] = slotScore(layer, slot + j, dimOff, n, q, qOff) * scale;
+        if (j < run) tailScores(layer, slot + j, run - j, dimOff, n, q, qOff, scale, scores, sOff + j);
     }
 
-    /** The unscaled score of one slot, in scalar arithmetic (the tail of a run). */
-    private float slotScore(int layer, int slot, int dimOff, int n, float[] q, int qOff) {
+    /**
+     * Scores of the last {@code count < 16} slots of a run, on masked lanes with a separate multiply
+     * and add per term: bit for bit the scalar {@code acc += q * k; total += acc * blockScale} each
+     * slot had before (Java never fuses them), only 16 slots at a time.
+     */
+    private void tailScores(int layer, int slot, int count, int dimOff, int n, float[] q, int qOff, float scale,
+            float[] scores, int sOff) {
         byte[] kt = keys[layer];
         float[] ks = keyScales[layer];
-        float total = 0f;
+        VectorMask<Byte> bytes = ByteVector.SPECIES_128.indexInRange(0, count);
+        VectorMask<Float> floats = Lanes.F16.indexInRange(0, count);
+        FloatVector total = FloatVector.zero(Lanes.F16);
         for (int b = 0; b < n; b += BLOCK) {
-            float acc = 0f;
-            for (int d = b; d < b + BLOCK; d++) acc += q[qOff + d] * kt[(dimOff + d) * capacity + slot];
-            total += acc * ks[((dimOff + b) / BLOCK) * capacity + slot];
+            FloatVector acc = FloatVector.zero(Lanes.F16);
+            for (int d = b; d < b + BLOCK; d++) {
+                FloatVector key = (FloatVector) ByteVector.fromArray(ByteVector.SPECIES_128, kt, (dimOff + d) * capacity + slot, bytes)
+                        .convertShape(VectorOperators.B2F, Lanes.F16, 0);
+                acc = acc.add(key.mul(q[qOff + d]));
+            }
+            total = total.add(acc.mul(FloatVector.fromArray(Lanes.F16, ks, ((dimOff + b) / BLOCK) * capacity + slot, floats)));
         }
-        return total;
+        total.mul(scale).intoArray(scores, sOff, floats);
     }
 
     @Override
@@ -142,9 +154,9 @@ public final class Int8KvCache extends KvCache {
             total0.mul(scale).intoArray(s0, sOff + j);
             total1.mul(scale).intoArray(s1, sOff + j);
         }
-        for (; j < run; j++) {
-            s0[sOff + j] = slotScore(layer, slot + j, dimOff, n, q, qOff) * scale;
-            s1[sOff + j] = slotScore(layer, slot + j, dimOff, n, q, q1) * scale;
+        if (j < run) {
+            tailScores(layer, slot + j, run - j, dimOff, n, q, qOff, scale, s0, sOff + j);
+            tailScores(layer, slot + j, run - j, dimOff, n, q, q1, scale, s1, sOff + j);
         }
     }
 

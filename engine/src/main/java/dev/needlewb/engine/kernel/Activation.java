@@ -1,5 +1,9 @@
 package dev.needlewb.engine.kernel;
 
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
 /**
  * One input vector prepared for every CQ matrix that reads it (Q, K, V and gate share one): per
  * group the orthonormal Hadamard transform {@code H_g x} in float32, stored in the plane order of
@@ -16,6 +20,9 @@ package dev.needlewb.engine.kernel;
  * are the int32 dot products bit for bit, without integer multiplies or conversions.
  */
 public final class Activation {
+    private static final VectorSpecies<Float> F16 = Lanes.F16;
+    /** 1.5 * 2^23: adding it leaves a float of magnitude below 2^22 rounded to an integer (ulp 1). */
+    private static final float ROUNDING = 0x1.8p23f;
     private final int cols;
     private final int colsPad;
     private final int group;
@@ -60,14 +67,21 @@ public final class Activation {
         }
     }
 
+    /**
+     * Per group on 16 lanes (every group is a multiple of 16): the absolute maximum (order-free), then
+     * {@code rint(v / scale)} by adding and subtracting 1.5 * 2^23, which rounds half to even exactly
+     * like {@link Math#rint} for |v / scale| <= 127 (it gives +0 where rint gives -0, and the kernels
+     * sum from +0, so the sums are the same bits), scattered straight into plane order.
+     */
     private void quantize() {
         for (int g = 0, gi = 0; g < colsPad; g += group, gi++) {
-            float absmax = 0f;
-            for (int k = g; k < g + group; k++) absmax = Math.max(absmax, Math.abs(natural[k]));
+            FloatVector max = FloatVector.zero(F16);
+            for (int k = g; k < g + group; k += F16.length()) max = max.max(FloatVector.fromArray(F16, natural, k).abs());
+            float absmax = max.reduceLanes(VectorOperators.MAX);
             float scale = absmax > 0f ? absmax / 127f : 1f;
             scales[gi] = scale;
-            for (int k = g; k < g + group; k++) {
-                x[planeIndex[k]] = (float) Math.rint(natural[k] / scale);
+            for (int k = g; k < g + group; k += F16.length()) {
+                FloatVector.fromArray(F16, natural, k).div(scale).add(ROUNDING).sub(ROUNDING).intoArray(x, 0, planeIndex, k);
             }
         }
     }

@@ -20,7 +20,8 @@ import jdk.incubator.vector.VectorSpecies;
  * order), so they agree element for element. Both modes run one kernel on float lanes: exact mode
  * accumulates {@code values[code] * hx}, int8 mode {@code q8(values)[code] * q8(hx)} (integers, summed
  * exactly; see {@link Activation}); each group is folded in with {@code activation scale * norm}
- * and the int8 codebook scale is applied once per row.
+ * and the int8 codebook scale is applied once per row. The float16 norms are widened to float32 once,
+ * when the view is made (a 64th of the codes' size at group 128), so the kernels read plain floats.
  */
 public final class PackedCqMatrix {
     static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
@@ -30,7 +31,9 @@ public final class PackedCqMatrix {
 
     private final String name;
     private final MemorySegment codes;
-    private final MemorySegment norms;
+    /** Every row's group norms as float32, shared by row slices; this matrix's start at {@link #normBase}. */
+    private final float[] norms;
+    private final int normBase;
     private final int rows;
     private final int cols;
     private final int colsPad;
@@ -43,11 +46,12 @@ public final class PackedCqMatrix {
     private final NibbleTables tablesExact;
     private final NibbleTables tables8;
 
-    private PackedCqMatrix(String name, MemorySegment codes, MemorySegment norms, int rows, int cols, int group,
+    private PackedCqMatrix(String name, MemorySegment codes, float[] norms, int normBase, int rows, int cols, int group,
             CodeLayout layout, float[] values, Int8Codebook codebook8) {
         this.name = name;
         this.codes = codes;
         this.norms = norms;
+        this.normBase = normBase;
         this.rows = rows;
         this.cols = cols;
         this.group = group;
@@ -85,7 +89,9 @@ public final class PackedCqMatrix {
             throw new IllegalArgumentException(name + ": blob holds " + blob.byteSize() + " bytes, ["
                     + rows + ", " + cols + "] at " + codeBits + " bits / group " + group + " needs " + (codeBytes + normBytes));
         }
-        return new PackedCqMatrix(name, blob.asSlice(0, codeBytes), blob.asSlice(codeBytes, normBytes), rows, cols, group,
+        float[] norms = new float[Math.toIntExact(normBytes / 2)];
+        for (int i = 0; i < norms.length; i++) norms[i] = Float.float16ToFloat(blob.get(FP16, codeBytes + 2L * i));
+        return new PackedCqMatrix(name, blob.asSlice(0, codeBytes), norms, 0, rows, cols, group,
                 layout, values.clone(), Int8Codebook.of(values));
     }
 
@@ -96,7 +102,7 @@ public final class PackedCqMatrix {
         }
         return new PackedCqMatrix(name + "[" + from + ":" + (from + count) + "]",
                 codes.asSlice((long) from * rowBytes, (long) count * rowBytes),
-                norms.asSlice((long) from * groups * 2, (long) count * groups * 2),
+                norms, normBase + from * groups,
                 count, cols, group, layout, values, codebook8);
     }
 
@@ -144,7 +150,7 @@ public final class PackedCqMatrix {
     }
 
     private float norm(int row, int g) {
-        return Float.float16ToFloat(norms.get(FP16, ((long) row * groups + g) * 2));
+        return norms[normBase + row * groups + g];
     }
 
     /** Sixteen bytes of codes, one per int lane (sign-extended; the table lookup wraps the extension away). */
@@ -170,7 +176,7 @@ public final class PackedCqMatrix {
                 IntVector packed = chunk(base + (long) c * CodeLayout.CHUNK_BYTES);
                 int xo = c * layout.codesPerChunk();
                 for (int shift = 0; shift < 8; shift += 4) {
-                    IntVector nibbles = packed.lanewise(VectorOperators.LSHR, shift);
+                    IntVector nibbles = shift == 0 ? packed : packed.lanewise(VectorOperators.LSHR, shift);
                     sum = t.low(nibbles).fma(FloatVector.fromArray(F16, x, xo), sum);
                     xo += CodeLayout.CHUNK_BYTES;
                     if (pairs) {
@@ -199,8 +205,13 @@ public final class PackedCqMatrix {
                 IntVector p0 = chunk(b0 + co), p1 = chunk(b1 + co), p2 = chunk(b2 + co), p3 = chunk(b3 + co);
                 int xo = c * layout.codesPerChunk();
                 for (int shift = 0; shift < 8; shift += 4) {
-                    IntVector n0 = p0.lanewise(VectorOperators.LSHR, shift), n1 = p1.lanewise(VectorOperators.LSHR, shift),
-                            n2 = p2.lanewise(VectorOperators.LSHR, shift), n3 = p3.lanewise(VectorOperators.LSHR, shift);
+                    IntVector n0 = p0, n1 = p1, n2 = p2, n3 = p3;
+                    if (shift != 0) {
+                        n0 = p0.lanewise(VectorOperators.LSHR, shift);
+                        n1 = p1.lanewise(VectorOperators.LSHR, shift);
+                        n2 = p2.lanewise(VectorOperators.LSHR, shift);
+                        n3 = p3.lanewise(VectorOperators.LSHR, shift);
+                    }
                     FloatVector xv = FloatVector.fromArray(F16, x, xo);
                     s0 = t.low(n0).fma(xv, s0);
                     s1 = t.low(n1).fma(xv, s1);

@@ -14,6 +14,7 @@ public final class Attention {
     private final int headDim;
     private final RowPool pool;
     private final float[][] scores;
+    private final float[][] pairScores;
     private final RowPool.Tickets byKvHead = this::kvHead;
     private KvCache cache;
     private int layer;
@@ -28,6 +29,7 @@ public final class Attention {
         this.headDim = headDim;
         this.pool = pool;
         this.scores = new float[pool.threads()][maxPositions];
+        this.pairScores = new float[pool.threads()][maxPositions];
     }
 
     /** {@code out[heads * headDim] = attention(q)} for the query at {@code pos} (already in the cache). */
@@ -40,9 +42,12 @@ public final class Attention {
         pool.run(kvHeads, byKvHead);
     }
 
+    /** The kv head's query heads two at a time (so a cache reads each key and value once for both), then any odd one. */
     private void kvHead(int kv, int thread) {
         int group = heads / kvHeads;
-        for (int h = kv * group; h < (kv + 1) * group; h++) head(h, kv * headDim, scores[thread]);
+        int h = kv * group;
+        for (; h + 2 <= (kv + 1) * group; h += 2) headPair(h, kv * headDim, scores[thread], pairScores[thread]);
+        if (h < (kv + 1) * group) head(h, kv * headDim, scores[thread]);
     }
 
     private void head(int h, int kvOff, float[] s) {
@@ -50,17 +55,36 @@ public final class Attention {
         java.util.Arrays.fill(out, qOff, qOff + headDim, 0f);
         int start = cache.windowStart(pos);
         int sinkEnd = Math.min(cache.sinks(), start);
-        int n = sinkEnd + pos + 1 - start;
         float scale = (float) (1.0 / Math.sqrt(headDim));
         cache.scores(layer, 0, sinkEnd, kvOff, headDim, q, qOff, scale, s, 0);
         cache.scores(layer, start, pos + 1, kvOff, headDim, q, qOff, scale, s, sinkEnd);
+        softmax(s, sinkEnd + pos + 1 - start);
+        cache.accumulate(layer, 0, sinkEnd, kvOff, headDim, s, 0, out, qOff);
+        cache.accumulate(layer, start, pos + 1, kvOff, headDim, s, sinkEnd, out, qOff);
+    }
+
+    /** Query heads {@code h} and {@code h + 1}, each with exactly the arithmetic of {@link #head}. */
+    private void headPair(int h, int kvOff, float[] s0, float[] s1) {
+        int qOff = h * headDim;
+        java.util.Arrays.fill(out, qOff, qOff + 2 * headDim, 0f);
+        int start = cache.windowStart(pos);
+        int sinkEnd = Math.min(cache.sinks(), start);
+        int n = sinkEnd + pos + 1 - start;
+        float scale = (float) (1.0 / Math.sqrt(headDim));
+        cache.scores2(layer, 0, sinkEnd, kvOff, headDim, q, qOff, scale, s0, s1, 0);
+        cache.scores2(layer, start, pos + 1, kvOff, headDim, q, qOff, scale, s0, s1, sinkEnd);
+        softmax(s0, n);
+        softmax(s1, n);
+        cache.accumulate2(layer, 0, sinkEnd, kvOff, headDim, s0, s1, 0, out, qOff);
+        cache.accumulate2(layer, start, pos + 1, kvOff, headDim, s0, s1, sinkEnd, out, qOff);
+    }
+
+    private static void softmax(float[] s, int n) {
         float max = Float.NEGATIVE_INFINITY;
         for (int i = 0; i < n; i++) max = Math.max(max, s[i]);
         float sum = 0f;
         for (int i = 0; i < n; i++) sum += s[i] = (float) Math.exp(s[i] - max);
         float inv = 1f / sum;
         for (int i = 0; i < n; i++) s[i] *= inv;
-        cache.accumulate(layer, 0, sinkEnd, kvOff, headDim, s, 0, out, qOff);
-        cache.accumulate(layer, start, pos + 1, kvOff, headDim, s, sinkEnd, out, qOff);
     }
 }

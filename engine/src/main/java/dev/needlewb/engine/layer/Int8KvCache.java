@@ -3,6 +3,7 @@ package dev.needlewb.engine.layer;
 import dev.needlewb.engine.kernel.Lanes;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 
 /**
@@ -75,7 +76,7 @@ public final class Int8KvCache extends KvCache {
         return Math.min(wanted, limit - slot);
     }
 
-    /** Scores of {@code run} consecutive slots from {@code slot}: 16 at a time, then one by one. */
+    /** Scores of {@code run} consecutive slots from {@code slot}: 16 at a time, then the rest on masked lanes. */
     private void slotScores(int layer, int slot, int run, int dimOff, int n, float[] q, int qOff, float scale,
             float[] scores, int sOff) {
         byte[] kt = keys[layer];
@@ -92,14 +93,70 @@ public final class Int8KvCache extends KvCache {
             }
             total.mul(scale).intoArray(scores, sOff + j);
         }
-        for (; j < run; j++) {
-            float total = 0f;
-            for (int b = 0; b < n; b += BLOCK) {
-                float acc = 0f;
-                for (int d = b; d < b + BLOCK; d++) acc += q[qOff + d] * kt[(dimOff + d) * capacity + slot + j];
-                total += acc * ks[((dimOff + b) / BLOCK) * capacity + slot + j];
+        if (j < run) tailScores(layer, slot + j, run - j, dimOff, n, q, qOff, scale, scores, sOff + j);
+    }
+
+    /**
+     * Scores of the last {@code count < 16} slots of a run, on masked lanes with a separate multiply
+     * and add per term: bit for bit the scalar {@code acc += q * k; total += acc * blockScale} each
+     * slot had before (Java never fuses them), only 16 slots at a time.
+     */
+    private void tailScores(int layer, int slot, int count, int dimOff, int n, float[] q, int qOff, float scale,
+            float[] scores, int sOff) {
+        byte[] kt = keys[layer];
+        float[] ks = keyScales[layer];
+        VectorMask<Byte> bytes = ByteVector.SPECIES_128.indexInRange(0, count);
+        VectorMask<Float> floats = Lanes.F16.indexInRange(0, count);
+        FloatVector total = FloatVector.zero(Lanes.F16);
+        for (int b = 0; b < n; b += BLOCK) {
+            FloatVector acc = FloatVector.zero(Lanes.F16);
+            for (int d = b; d < b + BLOCK; d++) {
+                FloatVector key = (FloatVector) ByteVector.fromArray(ByteVector.SPECIES_128, kt, (dimOff + d) * capacity + slot, bytes)
+                        .convertShape(VectorOperators.B2F, Lanes.F16, 0);
+                acc = acc.add(key.mul(q[qOff + d]));
             }
-            scores[sOff + j] = total * scale;
+            total = total.add(acc.mul(FloatVector.fromArray(Lanes.F16, ks, ((dimOff + b) / BLOCK) * capacity + slot, floats)));
+        }
+        total.mul(scale).intoArray(scores, sOff, floats);
+    }
+
+    @Override
+    public void scores2(int layer, int from, int to, int dimOff, int n, float[] q, int qOff, float scale,
+            float[] s0, float[] s1, int sOff) {
+        for (int p = from; p < to; ) {
+            int slot = slot(p);
+            int run = runLength(slot, to - p);
+            slotScores2(layer, slot, run, dimOff, n, q, qOff, scale, s0, s1, sOff + p - from);
+            p += run;
+        }
+    }
+
+    /** {@link #slotScores} for two queries, each widened key feeding both (same arithmetic per query). */
+    private void slotScores2(int layer, int slot, int run, int dimOff, int n, float[] q, int qOff, float scale,
+            float[] s0, float[] s1, int sOff) {
+        byte[] kt = keys[layer];
+        float[] ks = keyScales[layer];
+        int q1 = qOff + n;
+        int j = 0;
+        for (; j + 16 <= run; j += 16) {
+            FloatVector total0 = FloatVector.zero(Lanes.F16), total1 = total0;
+            for (int b = 0; b < n; b += BLOCK) {
+                FloatVector acc0 = FloatVector.zero(Lanes.F16), acc1 = acc0;
+                for (int d = b; d < b + BLOCK; d++) {
+                    FloatVector key = widen(kt, (dimOff + d) * capacity + slot + j);
+                    acc0 = key.fma(FloatVector.broadcast(Lanes.F16, q[qOff + d]), acc0);
+                    acc1 = key.fma(FloatVector.broadcast(Lanes.F16, q[q1 + d]), acc1);
+                }
+                FloatVector blockScales = FloatVector.fromArray(Lanes.F16, ks, ((dimOff + b) / BLOCK) * capacity + slot + j);
+                total0 = acc0.fma(blockScales, total0);
+                total1 = acc1.fma(blockScales, total1);
+            }
+            total0.mul(scale).intoArray(s0, sOff + j);
+            total1.mul(scale).intoArray(s1, sOff + j);
+        }
+        if (j < run) {
+            tailScores(layer, slot + j, run - j, dimOff, n, q, qOff, scale, s0, sOff + j);
+            tailScores(layer, slot + j, run - j, dimOff, n, q, q1, scale, s1, sOff + j);
         }
     }
 
@@ -124,6 +181,37 @@ public final class Int8KvCache extends KvCache {
                 acc = widen(value, at).fma(FloatVector.broadcast(Lanes.F16, w[wOff + j] * vs[at / BLOCK]), acc);
             }
             acc.intoArray(out, outOff + i);
+        }
+    }
+
+    @Override
+    public void accumulate2(int layer, int from, int to, int dimOff, int n, float[] w0, float[] w1, int wOff,
+            float[] out, int outOff) {
+        for (int p = from; p < to; ) {
+            int slot = slot(p);
+            int run = runLength(slot, to - p);
+            slotAccumulate2(layer, slot, run, dimOff, n, w0, w1, wOff + p - from, out, outOff);
+            p += run;
+        }
+    }
+
+    /** {@link #slotAccumulate} for two queries, each widened value feeding both (same arithmetic per query). */
+    private void slotAccumulate2(int layer, int slot, int run, int dimOff, int n, float[] w0, float[] w1, int wOff,
+            float[] out, int outOff) {
+        byte[] value = values[layer];
+        float[] vs = valueScales[layer];
+        for (int i = 0; i < n; i += 16) {
+            FloatVector acc0 = FloatVector.fromArray(Lanes.F16, out, outOff + i);
+            FloatVector acc1 = FloatVector.fromArray(Lanes.F16, out, outOff + n + i);
+            int at = slot * kvDim + dimOff + i;
+            for (int j = 0; j < run; j++, at += kvDim) {
+                FloatVector v = widen(value, at);
+                float blockScale = vs[at / BLOCK];
+                acc0 = v.fma(FloatVector.broadcast(Lanes.F16, w0[wOff + j] * blockScale), acc0);
+                acc1 = v.fma(FloatVector.broadcast(Lanes.F16, w1[wOff + j] * blockScale), acc1);
+            }
+            acc0.intoArray(out, outOff + i);
+            acc1.intoArray(out, outOff + n + i);
         }
     }
 

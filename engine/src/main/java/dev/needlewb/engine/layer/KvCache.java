@@ -64,6 +64,27 @@ public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
     /** {@code out[outOff, +n) += sum over p in [from, to) of w[wOff + p - from] * value[layer, p][dimOff, +n)}. */
     public abstract void accumulate(int layer, int from, int to, int dimOff, int n, float[] w, int wOff, float[] out, int outOff);
 
+    /**
+     * {@link #scores} for two consecutive queries sharing a kv head: {@code q[qOff, +n)} into {@code s0}
+     * and {@code q[qOff + n, +n)} into {@code s1}, each bit for bit what {@link #scores} gives it. A
+     * cache overrides this when the two can share the work of reading the keys.
+     */
+    public void scores2(int layer, int from, int to, int dimOff, int n, float[] q, int qOff, float scale,
+            float[] s0, float[] s1, int sOff) {
+        scores(layer, from, to, dimOff, n, q, qOff, scale, s0, sOff);
+        scores(layer, from, to, dimOff, n, q, qOff + n, scale, s1, sOff);
+    }
+
+    /**
+     * {@link #accumulate} for two consecutive queries sharing a kv head: weights {@code w0} into
+     * {@code out[outOff, +n)}, {@code w1} into {@code out[outOff + n, +n)}, each bit for bit as {@link #accumulate}.
+     */
+    public void accumulate2(int layer, int from, int to, int dimOff, int n, float[] w0, float[] w1, int wOff,
+            float[] out, int outOff) {
+        accumulate(layer, from, to, dimOff, n, w0, wOff, out, outOff);
+        accumulate(layer, from, to, dimOff, n, w1, wOff, out, outOff + n);
+    }
+
     /** Bytes held for keys and values. */
     public abstract long bytes();
 }

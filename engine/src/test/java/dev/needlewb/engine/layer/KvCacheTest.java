@@ -82,4 +82,39 @@ class KvCacheTest {
         // 1 layer x 10 positions x (K and V) x (64 bytes + 2 scales).
         assertThat(c.bytes()).isEqualTo(10L * 2 * (64 + 2 * 4));
     }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void pairedQueriesMatchSingleQueriesBitForBit(boolean int8) {
+        // Attention runs two query heads of a kv head through scores2/accumulate2; they must give
+        // each query exactly what scores/accumulate give it (tolerance 0), across ring wraps and
+        // both the 16-slot vector path and the one-by-one tail.
+        KvCache c = int8 ? new Int8KvCache(1, 2 * KV, 37, 2, 200) : new FloatKvCache(1, 2 * KV, 37, 2, 200);
+        Random rnd = new Random(11);
+        for (int pos = 0; pos < 90; pos++) {
+            float[] k = new float[2 * KV];
+            float[] v = new float[2 * KV];
+            for (int i = 0; i < 2 * KV; i++) {
+                k[i] = (float) rnd.nextGaussian();
+                v[i] = (float) rnd.nextGaussian();
+            }
+            c.write(0, pos, k, 0, v, 0);
+            float[] q = new float[2 * KV];
+            for (int i = 0; i < 2 * KV; i++) q[i] = (float) rnd.nextGaussian();
+            int start = c.windowStart(pos);
+            int n = pos + 1 - start;
+            float[] want0 = new float[n], want1 = new float[n], got0 = new float[n], got1 = new float[n];
+            c.scores(0, start, pos + 1, KV, KV, q, 0, 0.125f, want0, 0);
+            c.scores(0, start, pos + 1, KV, KV, q, KV, 0.125f, want1, 0);
+            c.scores2(0, start, pos + 1, KV, KV, q, 0, 0.125f, got0, got1, 0);
+            assertThat(got0).containsExactly(want0);
+            assertThat(got1).containsExactly(want1);
+            float[] wantOut = new float[2 * KV];
+            float[] gotOut = new float[2 * KV];
+            c.accumulate(0, start, pos + 1, KV, KV, want0, 0, wantOut, 0);
+            c.accumulate(0, start, pos + 1, KV, KV, want1, 0, wantOut, KV);
+            c.accumulate2(0, start, pos + 1, KV, KV, want0, want1, 0, gotOut, 0);
+            assertThat(gotOut).containsExactly(wantOut);
+        }
+    }
 }

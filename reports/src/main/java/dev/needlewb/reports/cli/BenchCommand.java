@@ -6,7 +6,6 @@ import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.engine.BatchPrefill;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
-import dev.needlewb.engine.Prefill;
 import dev.needlewb.engine.generate.Generator;
 import dev.needlewb.engine.generate.Sampler;
 import dev.needlewb.engine.tokenizer.Tokenizer;
@@ -133,8 +132,7 @@ final class BenchCommand implements Callable<Integer> {
                     int[] encoded = tokenizer.encode(prompt);
                     long tokenized = System.nanoTime();
                     int[] ids = promptIds(tokenizer, encoded);
-                    Prefill prefill = batch != null ? batch : Prefill.NATIVE;
-                    Generator.Result r = new Generator(engine, tokenizer, prefill).generate(ids, newTokens, Sampler.greedy(), false, null);
+                                        Generator.Result r = new Generator(engine, tokenizer, PrefillArgument.chosen(batch)).generate(ids, newTokens, Sampler.greedy(), false, null);
                     long rssAfter = ProcStatus.residentKib();
                     kvBytes = engine.newSession().cache().bytes();
                     long growth = rssBefore == PeakRss.UNAVAILABLE || rssAfter == PeakRss.UNAVAILABLE ? PeakRss.UNAVAILABLE : rssAfter - rssBefore;

@@ -7,7 +7,6 @@ import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.engine.BatchPrefill;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
-import dev.needlewb.engine.Prefill;
 import dev.needlewb.engine.generate.Generator;
 import dev.needlewb.engine.generate.Sampler;
 import dev.needlewb.engine.tokenizer.ChatTemplate;
@@ -104,8 +103,7 @@ final class GenerateCommand implements Callable<Integer> {
                     out.print(delta);
                     out.flush();
                 };
-                Prefill prefill = batch != null ? batch : Prefill.NATIVE;
-                Generator.Result r = new Generator(engine, tokenizer, prefill).generate(promptIds, maxNew, sampler, true, stream);
+                                Generator.Result r = new Generator(engine, tokenizer, PrefillArgument.chosen(batch)).generate(promptIds, maxNew, sampler, true, stream);
                 if (json) {
                     ObjectNode node = Report.JSON.createObjectNode();
                     node.putArray("prompt_ids").addAll(ids(r.promptIds()));

@@ -3,6 +3,7 @@ package dev.needlewb.reports.cli;
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.engine.BatchPrefill;
 import dev.needlewb.engine.Engine;
+import dev.needlewb.engine.Prefill;
 import java.util.Locale;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
@@ -29,6 +30,11 @@ final class PrefillArgument {
     /** A batch prefill of {@code engine}, or null for native prefill (a try-with-resources resource either way). */
     BatchPrefill open(Engine engine) throws WorkbenchException {
         return batch() ? BatchPrefill.open(engine) : null;
+    }
+
+    /** The prefill to run: {@code batch} from {@link #open}, or native when that was null. */
+    static Prefill chosen(BatchPrefill batch) {
+        return batch != null ? batch : Prefill.NATIVE;
     }
 
     static final class KindConverter implements ITypeConverter<Kind> {

@@ -46,13 +46,13 @@ public final class Parity {
         int vocab = references.getFirst().model().geometry().vocab();
         for (ReferenceRun ref : references) {
             // Engines sharing a reference configuration (exact and any float engine) share its run.
-            Map<String, SequencedMap<String, BaselineTap>> configurations = new HashMap<>();
+            Map<ReferenceConfig, SequencedMap<String, BaselineTap>> configurations = new HashMap<>();
             for (EngineMode mode : engines) {
                 ReferenceConfig config = mode.reference(quant);
-                SequencedMap<String, BaselineTap> refTaps = configurations.get(config.description());
+                SequencedMap<String, BaselineTap> refTaps = configurations.get(config);
                 if (refTaps == null) {
                     refTaps = referenceTaps(ref.model(), tokens, config, window, sinks);
-                    configurations.put(config.description(), refTaps);
+                    configurations.put(config, refTaps);
                     if (layout.isEmpty()) refTaps.values().forEach(t -> layout.put(t.name(), t.shape()));
                 }
                 EngineTaps run = engineRuns.get(mode);

@@ -30,7 +30,9 @@ public final class Generator {
      */
     public record Timings(long prefillNanos, long firstTokenNanos, long decodeNanos, int decodeSteps) {}
 
-    public record Result(int[] promptIds, int[] generatedIds, String text, StopReason stopReason, Timings timings) {
+    /** {@code kvCacheBytes}: what the generating session's KV cache holds (its budget, allocated up front). */
+    public record Result(int[] promptIds, int[] generatedIds, String text, StopReason stopReason, Timings timings,
+                         long kvCacheBytes) {
         public Result {
             promptIds = promptIds.clone();
             generatedIds = generatedIds.clone();
@@ -104,7 +106,7 @@ public final class Generator {
         if (listener != null && !rest.isEmpty()) listener.onToken(-1, rest);
         if (count == 0) firstToken = end;
         Timings timings = new Timings(prefilled - start, firstToken - start, end - firstToken, steps);
-        return new Result(promptIds, stream.ids(), stream.text(), reason, timings);
+        return new Result(promptIds, stream.ids(), stream.text(), reason, timings, session.cache().bytes());
     }
 
     private void check(int[] promptIds, int maxNew) throws WorkbenchException {

@@ -134,7 +134,7 @@ final class BenchCommand implements Callable<Integer> {
                     int[] ids = promptIds(tokenizer, encoded);
                                         Generator.Result r = new Generator(engine, tokenizer, PrefillArgument.chosen(batch)).generate(ids, newTokens, Sampler.greedy(), false, null);
                     long rssAfter = ProcStatus.residentKib();
-                    kvBytes = engine.newSession().cache().bytes();
+                    kvBytes = r.kvCacheBytes();
                     long growth = rssBefore == PeakRss.UNAVAILABLE || rssAfter == PeakRss.UNAVAILABLE ? PeakRss.UNAVAILABLE : rssAfter - rssBefore;
                     return new BenchRun(loaded - start, tokenized - setUp, ids.length, r.generatedIds().length, r.timings(), growth);
                 }

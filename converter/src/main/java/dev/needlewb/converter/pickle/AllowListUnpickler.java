@@ -10,7 +10,7 @@ import net.razorvine.pickle.PickleUtils;
 import net.razorvine.pickle.Unpickler;
 
 /**
- * Razorvine's unpickler with every global resolved by the subclass instead of razorvine's
+ * Razorvine's unpickler with every global looked up in the subclass's allow-list instead of razorvine's
  * registry (static, JVM-wide, and knowing many classes), BUILD handed to the subclass (no
  * reflection), dicts in insertion order, and the offset of the failing opcode kept for error
  * messages. Instance opcodes, text persistent ids, the extension registry and out-of-band buffers
@@ -47,8 +47,8 @@ public abstract class AllowListUnpickler extends Unpickler {
         }
     }
 
-    /** The object the global {@code module.name} stands for; a PickleException if it is not allowed. */
-    protected abstract Object resolve(String module, String name);
+    /** The allowed globals by {@code module.name}, with the object each stands for. */
+    protected abstract Map<String, ?> globals();
 
     /** Applies BUILD's {@code state} to {@code target} (the object below it on the stack). */
     protected abstract void build(Object target, Object state);
@@ -100,8 +100,9 @@ public abstract class AllowListUnpickler extends Unpickler {
     }
 
     private Object checked(String module, String name) {
-        if (name.indexOf('.') >= 0) throw new PickleException("pickle global " + module + "." + name + " is not allowed");
-        return resolve(module, name);
+        Object resolved = name.indexOf('.') >= 0 ? null : globals().get(module + "." + name);
+        if (resolved == null) throw new PickleException("pickle global " + module + "." + name + " is not allowed");
+        return resolved;
     }
 
     @SuppressWarnings("unchecked")

@@ -13,10 +13,11 @@ import java.util.stream.IntStream;
  * <p>State layout: codes {@code [rows][inPad]}, norms {@code [rows][groupsPerRow]} as in
  * {@link CqCodes}; weights {@code [rows][inPad]} with the padding columns zero, which is what
  * upstream's zero padding of the {@code [rows, cols]} dequantized matrix gives the next round.
+ * Group g's codes and weights start at {@code g * group}, its norm is {@code norms[g]}.
  */
 final class CqGroupMap {
-    /** About this many weights make one dequantization task. */
-    private static final int TASK_WEIGHTS = 1 << 16;
+    /** About this many weights make one task of a parallel pass. */
+    static final int TASK_WEIGHTS = 1 << 16;
 
     private final String tensor;
     private final CqQuantizer quantizer;
@@ -37,20 +38,13 @@ final class CqGroupMap {
         this.orders = NumpyMatmulOrder.forRow(groupsPerRow);
     }
 
-    /** A one-group state standing for a group of width {@code width} at a row position with {@code order}. */
-    private CqGroupMap(String tensor, CqQuantizer quantizer, int width, NumpyMatmulOrder order) {
-        this.tensor = tensor;
-        this.quantizer = quantizer;
-        this.scaledCodebook = new ScaledCodebook(quantizer.codebook());
-        this.group = quantizer.group();
-        this.groupsPerRow = 1;
-        this.lastGroupWidth = width;
-        this.orders = new NumpyMatmulOrder[] {order};
-    }
-
     /** The groups upstream's dequantization is reproduced for bit for bit. */
     static boolean supportsGroup(int group) {
         return group == 64 || group == 128;
+    }
+
+    String tensor() {
+        return tensor;
     }
 
     int group() {
@@ -62,6 +56,11 @@ final class CqGroupMap {
         return g % groupsPerRow == groupsPerRow - 1 ? lastGroupWidth : group;
     }
 
+    /** Groups per task of a parallel pass. */
+    int groupsPerTask() {
+        return Math.max(1, TASK_WEIGHTS / group);
+    }
+
     /** Sum of squares and the largest absolute value of the weight changes a dequantization made. */
     record Change(double sumSquares, double maxAbs) {
         static final Change NONE = new Change(0, 0);
@@ -71,60 +70,78 @@ final class CqGroupMap {
         }
     }
 
+    /** The scratch of one thread: a group coder, the Hadamard product and the meter of the weights it replaces. */
+    final class Scratch {
+        private final CqQuantizer.GroupCoder coder = quantizer.coder();
+        private final HadamardMatmul matmul = new HadamardMatmul(group);
+        private final float[] scaled = new float[group];
+        private final float[] out = new float[group];
+        private final WeightChangeMeter meter = new WeightChangeMeter();
+
+        /** The change of every weight replaced through this scratch so far. */
+        Change change() {
+            return meter.change();
+        }
+    }
+
+    Scratch scratch() {
+        return new Scratch();
+    }
+
+    /**
+     * Quantizes group g's weights {@code weights[at, at + group)} into {@code codes[codeAt ..)} and
+     * {@code norms[normAt]}; returns the failure that stopped it, or null.
+     */
+    CqQuantizer.Failure quantizeGroup(int g, float[] weights, int at, byte[] codes, int codeAt, short[] norms,
+            int normAt, Scratch s) {
+        return s.coder.quantize(weights, at, group, g / groupsPerRow, (g % groupsPerRow) * group, codes, codeAt,
+                norms, normAt);
+    }
+
+    /**
+     * Dequantizes group g from its codes {@code codes[codeAt ..)} and float16 norm into
+     * {@code weights[at, at + group)}, metering the change of its real columns in {@code s}.
+     */
+    void dequantizeGroup(int g, byte[] codes, int codeAt, short norm, float[] weights, int at, Scratch s) {
+        scaledCodebook.lookup(codes, codeAt, group, Float.float16ToFloat(norm), s.scaled, 0);
+        s.matmul.multiply(s.scaled, 0, orders[g % groupsPerRow], s.out, 0);
+        s.meter.replace(s.out, 0, weights, at, width(g));
+    }
+
     /**
      * Dequantizes groups {@code ids[0, count)} of (codes, norms) into {@code weights} and returns the
      * change from the weights they replace (real columns only). Split over the common pool in
      * fixed chunks merged in order, so the sums do not depend on scheduling.
      */
     Change dequantize(int[] ids, int count, byte[] codes, short[] norms, float[] weights) {
-        int perTask = Math.max(1, TASK_WEIGHTS / group);
+        int perTask = groupsPerTask();
         int tasks = (count + perTask - 1) / perTask;
         IntStream range = IntStream.range(0, tasks);
         if (tasks > 1) range = range.parallel();
-        Change[] parts = range.mapToObj(t -> dequantizeRange(ids, t * perTask, Math.min(count, (t + 1) * perTask),
-                codes, norms, weights)).toArray(Change[]::new);
+        Change[] parts = range.mapToObj(t -> {
+            Scratch s = scratch();
+            for (int i = t * perTask; i < Math.min(count, (t + 1) * perTask); i++) {
+                int g = ids[i];
+                dequantizeGroup(g, codes, g * group, norms[g], weights, g * group, s);
+            }
+            return s.change();
+        }).toArray(Change[]::new);
         Change total = Change.NONE;
         for (Change c : parts) total = total.plus(c);
         return total;
     }
 
-    private Change dequantizeRange(int[] ids, int from, int to, byte[] codes, short[] norms, float[] weights) {
-        HadamardMatmul matmul = new HadamardMatmul(group);
-        WeightChangeMeter meter = new WeightChangeMeter();
-        float[] scaled = new float[group];
-        float[] out = new float[group];
-        for (int i = from; i < to; i++) {
-            int g = ids[i];
-            int base = g * group;
-            scaledCodebook.lookup(codes, base, group, Float.float16ToFloat(norms[g]), scaled, 0);
-            matmul.multiply(scaled, 0, orders[g % groupsPerRow], out, 0);
-            meter.replace(out, 0, weights, base, width(g));
-        }
-        return meter.change();
-    }
-
-    /** Quantizes groups {@code ids[0, count)} of {@code weights}; row i of the result is group ids[i]. */
-    CqCodes quantize(int[] ids, int count, float[] weights) throws WorkbenchException {
-        if (count * group == weights.length) return quantizer.quantize(tensor, weights, count, group); // every group, in order
-        float[] gathered = new float[count * group];
-        for (int i = 0; i < count; i++) System.arraycopy(weights, ids[i] * group, gathered, i * group, group);
-        return quantizer.quantize(tensor, gathered, count, group);
-    }
-
-    /** One group's state after {@code steps} applications of the map, from (codes, norm) given for it alone. */
+    /** Group g's state after {@code steps} applications of the map, from (codes, norm) given for it alone. */
     CqCodes iterate(int g, byte[] groupCodes, short groupNorm, int steps) throws WorkbenchException {
-        int[] only = {0};
-        CqGroupMap single = new CqGroupMap(tensor, quantizer, width(g), orders[g % groupsPerRow]);
+        Scratch s = scratch();
         byte[] codes = groupCodes.clone();
         short[] norms = {groupNorm};
         float[] weights = new float[group];
-        for (int s = 0; s < steps; s++) {
-            single.dequantize(only, 1, codes, norms, weights);
-            CqCodes next = single.quantize(only, 1, weights);
-            codes = next.codes();
-            norms = next.norms();
+        for (int step = 0; step < steps; step++) {
+            dequantizeGroup(g, codes, 0, norms[0], weights, 0, s);
+            CqQuantizer.Failure failure = quantizeGroup(g, weights, 0, codes, 0, norms, 0, s);
+            if (failure != null) throw failure.toException(tensor, group);
         }
         return new CqCodes(1, group, quantizer.recordBits(), group, codes, norms);
     }
-
 }

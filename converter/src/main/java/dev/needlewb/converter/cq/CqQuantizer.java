@@ -109,13 +109,13 @@ public final class CqQuantizer {
                 .mapToObj(t -> new Rows(weights, cols, codes, norms)
                         .quantizeRows(t * rowsPerTask, Math.min(rows, (t + 1) * rowsPerTask)))
                 .filter(Objects::nonNull)
-                .min(Comparator.comparingInt(Failure::row).thenComparingInt(Failure::col));
+                .min(Failure.FIRST);
         if (first.isPresent()) throw first.get().toException(tensor, group);
         return new CqCodes(rows, cols, recordBits, group, codes, norms);
     }
 
-    /** Why a row could not be quantized: a non-finite weight at (row, col), or a group norm beyond float16. */
-    private record Failure(int row, int col, double value, boolean normOverflow) {
+    /** Why a group could not be quantized: a non-finite weight at (row, col), or a group norm beyond float16. */
+    record Failure(int row, int col, double value, boolean normOverflow) {
         WorkbenchException toException(String tensor, int group) {
             if (normOverflow) {
                 return new WorkbenchException("tensor " + tensor + ": group " + col / group + " of row " + row
@@ -125,16 +125,23 @@ public final class CqQuantizer {
             return new WorkbenchException("tensor " + tensor + ": weight at (row " + row + ", col " + col
                     + ") is " + (float) value + "; CQ quantization needs finite weights");
         }
+
+        /** Row-major order, to report the first of several failures. */
+        static final Comparator<Failure> FIRST = Comparator.comparingInt(Failure::row).thenComparingInt(Failure::col);
     }
 
-    /** The per-thread scratch and the output arrays; one instance handles a row at a time. */
+    /** A new per-thread coder of single groups with this quantizer's codebook and group. */
+    GroupCoder coder() {
+        return new GroupCoder();
+    }
+
+    /** The rows of one task: each group of each row through one {@link GroupCoder}. */
     private final class Rows {
         private final float[] weights;
         private final int cols;
         private final byte[] codes;
         private final short[] norms;
-        private final double[] wide = new double[group];
-        private final float[] rot = new float[group];
+        private final GroupCoder coder = new GroupCoder();
 
         Rows(float[] weights, int cols, byte[] codes, short[] norms) {
             this.weights = weights;
@@ -145,33 +152,48 @@ public final class CqQuantizer {
 
         /** Quantizes rows [from, to); returns the first failure in row-major order, or null. */
         Failure quantizeRows(int from, int to) {
+            int groups = (cols + group - 1) / group;
             for (int row = from; row < to; row++) {
-                Failure failure = quantizeRow(row);
-                if (failure != null) return failure;
+                for (int g = 0; g < groups; g++) {
+                    int col0 = g * group;
+                    int at = row * groups + g;
+                    Failure failure = coder.quantize(weights, row * cols + col0, Math.min(group, cols - col0), row, col0,
+                            codes, at * group, norms, at);
+                    if (failure != null) return failure;
+                }
             }
             return null;
         }
+    }
 
-        private Failure quantizeRow(int row) {
-            int groups = (cols + group - 1) / group;
-            long in = (long) row * cols;
-            for (int g = 0; g < groups; g++) {
-                int col0 = g * group;
-                int real = Math.min(group, cols - col0);
-                for (int j = 0; j < real; j++) {
-                    float v = weights[(int) (in + col0 + j)];
-                    if (!Float.isFinite(v)) return new Failure(row, col0 + j, v, false);
-                    wide[j] = v;
-                }
-                for (int j = real; j < group; j++) wide[j] = 0.0;
-                Fwht.unnormalized(wide, 0, group);
-                for (int j = 0; j < group; j++) rot[j] = (float) (wide[j] * scale);
-                float norm = (float) Math.sqrt(sumOfSquares(rot));
-                short half = Float.floatToFloat16(norm);
-                if (Float.isInfinite(Float.float16ToFloat(half))) return new Failure(row, col0, wideNorm(), true);
-                norms[row * groups + g] = half;
-                encode(rot, Math.max(norm, MIN_NORM), (row * groups + g) * group);
+    /** Quantizes one group at a time; holds the scratch of one thread. */
+    final class GroupCoder {
+        private final double[] wide = new double[group];
+        private final float[] rot = new float[group];
+
+        private GroupCoder() {}
+
+        /**
+         * Quantizes the group {@code src[from, from + real)}, zero-padded to the group size, which
+         * is columns {@code col0 ..} of {@code row} (for messages): its codes go to
+         * {@code codes[codeAt, codeAt + group)}, its float16 norm to {@code norms[normAt]}.
+         * Returns why it cannot be quantized, or null; on failure nothing is written.
+         */
+        Failure quantize(float[] src, int from, int real, int row, int col0, byte[] codes, int codeAt,
+                short[] norms, int normAt) {
+            for (int j = 0; j < real; j++) {
+                float v = src[from + j];
+                if (!Float.isFinite(v)) return new Failure(row, col0 + j, v, false);
+                wide[j] = v;
             }
+            for (int j = real; j < group; j++) wide[j] = 0.0;
+            Fwht.unnormalized(wide, 0, group);
+            for (int j = 0; j < group; j++) rot[j] = (float) (wide[j] * scale);
+            float norm = (float) Math.sqrt(sumOfSquares(rot));
+            short half = Float.floatToFloat16(norm);
+            if (Float.isInfinite(Float.float16ToFloat(half))) return new Failure(row, col0, wideNorm(), true);
+            norms[normAt] = half;
+            encode(rot, Math.max(norm, MIN_NORM), codes, codeAt);
             return null;
         }
 
@@ -200,7 +222,7 @@ public final class CqQuantizer {
          * {@code x - cb[k] > cb[k+1] - x} is monotone in x, true for every pair below x's bracket
          * and false above it, so counting the pairs where it holds gives upstream's index.
          */
-        private void encode(float[] x, float divisor, int out) {
+        private void encode(float[] x, float divisor, byte[] codes, int out) {
             FloatVector d = FloatVector.broadcast(F, divisor);
             IntVector one = IntVector.broadcast(I, 1);
             for (int i = 0; i < group; i += F.length()) {

@@ -2,9 +2,6 @@ package dev.needlewb.converter.cq;
 
 import dev.needlewb.converter.WorkbenchException;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -27,8 +24,6 @@ import java.util.function.IntConsumer;
 public final class IdempotenceStudy {
     /** The most rounds a study runs. */
     public static final int MAX_ROUNDS = 20;
-    private static final VarHandle CODE_WORDS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final long GOLDEN = 0x9e3779b97f4a7c15L;
 
     private final String tensor;
     private final CqGroupMap map;
@@ -50,6 +45,7 @@ public final class IdempotenceStudy {
     private int[] active;
     private int activeCount;
     private GroupCycles.Repeat repeat;
+    private boolean failed;
 
     private IdempotenceStudy(String tensor, CqQuantizer quantizer, CqCodes start, float[] input) {
         if (!CqGroupMap.supportsGroup(start.group())) {
@@ -80,7 +76,7 @@ public final class IdempotenceStudy {
         this.inputRmsError = input == null ? Double.NaN : rms(error);
         this.initialNormSum = normSum();
         long[] prints = new long[groups];
-        for (int g = 0; g < groups; g++) prints[g] = fingerprint(g);
+        for (int g = 0; g < groups; g++) prints[g] = GroupFingerprint.of(codes, g * group, group, norms[g]);
         this.cycles = new GroupCycles(prints);
     }
 
@@ -140,44 +136,27 @@ public final class IdempotenceStudy {
                 repeat == null ? 0 : repeat.length(), onCycles, byStart);
     }
 
-    /** Runs one round: re-quantizes the groups that changed last round and dequantizes those that change now. */
+    /**
+     * Runs one round: re-quantizes the groups that changed last round and dequantizes those that
+     * change now. A round that throws leaves the study unusable (its state is partly updated).
+     */
     public IdempotenceRound next() throws WorkbenchException {
+        if (failed) throw new IllegalStateException("tensor " + tensor + ": an earlier round failed");
         int round = rounds.size() + 1;
-        CqCodes q = map.quantize(active, activeCount, weights);
-        int[] changed = new int[activeCount];
-        long[] prints = new long[activeCount];
-        int count = 0;
-        long codesChanged = 0;
-        long normsChanged = 0;
-        int maxUlps = 0;
-        for (int i = 0; i < activeCount; i++) {
-            int g = active[i];
-            int base = g * group;
-            int differ = differingCodes(q.codes(), i * group, base);
-            short norm = q.norms()[i];
-            if (differ == 0 && norm == norms[g]) continue;
-            codesChanged += differ;
-            if (norm != norms[g]) {
-                normsChanged++;
-                maxUlps = Math.max(maxUlps, Math.abs(orderedHalf(norm) - orderedHalf(norms[g])));
-            }
-            System.arraycopy(q.codes(), i * group, codes, base, group);
-            norms[g] = norm;
-            prints[count] = fingerprint(g);
-            changed[count++] = g;
-        }
-        CqGroupMap.Change change = map.dequantize(changed, count, codes, norms, weights);
+        failed = true;
+        StudyRound.Result r = StudyRound.run(map, active, activeCount, codes, norms, weights);
         CheckedStateCheck check = new CheckedStateCheck();
-        cycles.record(changed, prints, count, check);
+        cycles.record(r.changed(), r.prints(), r.count(), check);
         if (check.failure != null) throw check.failure;
-        IdempotenceRound row = new IdempotenceRound(round, activeCount, count, codesChanged, normsChanged, maxUlps,
-                normSum(), change.maxAbs(), rms(change), groups - cycles.unsettled());
+        failed = false;
+        IdempotenceRound row = new IdempotenceRound(round, activeCount, r.count(), r.codesChanged(), r.normsChanged(),
+                r.maxUlps(), normSum(), r.change().maxAbs(), rms(r.change()), groups - cycles.unsettled());
         rounds.add(row);
-        active = changed;
-        activeCount = count;
+        active = r.changed();
+        activeCount = r.count();
         if (cycles.unsettled() == 0) {
-            GroupCycles.Repeat r = cycles.repeat();
-            if (r.start() + r.length() == round) repeat = r;
+            GroupCycles.Repeat repeat = cycles.repeat();
+            if (repeat.start() + repeat.length() == round) this.repeat = repeat;
         }
         return row;
     }
@@ -227,37 +206,5 @@ public final class IdempotenceStudy {
         double sum = 0;
         for (short n : norms) sum += Float.float16ToFloat(n);
         return sum;
-    }
-
-    /** Codes of {@code fresh} from {@code at} that differ from the group's current codes from {@code base}. */
-    private int differingCodes(byte[] fresh, int at, int base) {
-        int first = Arrays.mismatch(fresh, at, at + group, codes, base, base + group);
-        if (first < 0) return 0;
-        int differ = 0;
-        for (int k = first; k < group; k++) {
-            if (fresh[at + k] != codes[base + k]) differ++;
-        }
-        return differ;
-    }
-
-    /**
-     * A 64-bit hash of group g's codes (eight at a time) and norm; equal states hash equal. Each
-     * word gets its own odd multiplier and the products are summed, so the multiplications do not
-     * wait on each other; collisions only cost a recomputation, since every repeat the hash
-     * suggests is confirmed by {@link CheckedStateCheck}.
-     */
-    private long fingerprint(int g) {
-        long h = (norms[g] & 0xFFFF) * GOLDEN;
-        for (int k = g * group, w = 1; k < (g + 1) * group; k += Long.BYTES, w += 2) {
-            h += (long) CODE_WORDS.get(codes, k) * (GOLDEN * w);
-        }
-        h = (h ^ (h >>> 29)) * GOLDEN;
-        return h ^ (h >>> 32);
-    }
-
-    /** float16 bits as a signed integer that increases with the value, so differences count ulps. */
-    static int orderedHalf(short bits) {
-        int b = bits & 0xFFFF;
-        return (b & 0x8000) != 0 ? -(b & 0x7FFF) : b;
     }
 }

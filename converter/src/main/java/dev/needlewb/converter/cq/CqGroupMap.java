@@ -51,9 +51,9 @@ final class CqGroupMap {
         return group;
     }
 
-    /** Real (non-padding) columns of group g. */
-    int width(int g) {
-        return g % groupsPerRow == groupsPerRow - 1 ? lastGroupWidth : group;
+    /** Real (non-padding) columns of the group at position {@code inRow} of its row. */
+    private int width(int inRow) {
+        return inRow == groupsPerRow - 1 ? lastGroupWidth : group;
     }
 
     /** Groups per task of a parallel pass. */
@@ -94,8 +94,8 @@ final class CqGroupMap {
      */
     CqQuantizer.Failure quantizeGroup(int g, float[] weights, int at, byte[] codes, int codeAt, short[] norms,
             int normAt, Scratch s) {
-        return s.coder.quantize(weights, at, group, g / groupsPerRow, (g % groupsPerRow) * group, codes, codeAt,
-                norms, normAt);
+        int row = g / groupsPerRow;
+        return s.coder.quantize(weights, at, group, row, (g - row * groupsPerRow) * group, codes, codeAt, norms, normAt);
     }
 
     /**
@@ -103,9 +103,10 @@ final class CqGroupMap {
      * {@code weights[at, at + group)}, metering the change of its real columns in {@code s}.
      */
     void dequantizeGroup(int g, byte[] codes, int codeAt, short norm, float[] weights, int at, Scratch s) {
+        int inRow = g % groupsPerRow;
         scaledCodebook.lookup(codes, codeAt, group, Float.float16ToFloat(norm), s.scaled, 0);
-        s.matmul.multiply(s.scaled, 0, orders[g % groupsPerRow], s.out, 0);
-        s.meter.replace(s.out, 0, weights, at, width(g));
+        s.matmul.multiply(s.scaled, 0, orders[inRow], s.out, 0);
+        s.meter.replace(s.out, 0, weights, at, width(inRow));
     }
 
     /**

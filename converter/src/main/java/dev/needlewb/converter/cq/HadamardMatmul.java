@@ -1,6 +1,8 @@
 package dev.needlewb.converter.cq;
 
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -28,6 +30,10 @@ final class HadamardMatmul {
     private static final float[] PATTERN_128 = pattern(128);
     /** {@code SIGN[m * 16 + b] = (-1)^popcount(m & b)} for chunk/block indices below 16. */
     private static final float[] SIGN = new float[16 * 16];
+    /** {@code [x0, x0, x1, x1, ...]} of the low and of the high half of the lanes, and the odd lanes. */
+    private static final VectorShuffle<Float> SPREAD_LOW = spread(0);
+    private static final VectorShuffle<Float> SPREAD_HIGH = spread(L / 2);
+    private static final VectorMask<Float> ODD_LANES = VectorMask.fromLong(SPECIES, 0xAAAAAAAAAAAAAAAAL);
 
     static {
         for (int m = 0; m < 16; m++) {
@@ -39,6 +45,10 @@ final class HadamardMatmul {
     private final int blocks;
     private final float[] p;
     private final float[] scratch;
+    /** The even chains then the odd chains of {@link #evenOddHalved}. */
+    private final float[] halves;
+    /** One chain per block of 8 k of {@link #gemvBlocks}, L lanes each. */
+    private final float[] blockChains;
 
     HadamardMatmul(int n) {
         this.n = n;
@@ -49,6 +59,12 @@ final class HadamardMatmul {
         };
         this.blocks = n / L;
         this.scratch = new float[n];
+        this.halves = new float[n];
+        this.blockChains = new float[n / 8 * L];
+    }
+
+    private static VectorShuffle<Float> spread(int from) {
+        return VectorShuffle.fromOp(SPECIES, t -> from + t / 2);
     }
 
     private static float[] pattern(int n) {
@@ -64,11 +80,11 @@ final class HadamardMatmul {
     void multiply(float[] a, int aOff, NumpyMatmulOrder order, float[] out, int outOff) {
         switch (order) {
             case GEMV_BLOCKS_OF_8 -> gemvBlocks(a, aOff, out, outOff);
-            case EVEN_ODD -> evenOdd(a, aOff, out, outOff);
+            case EVEN_ODD -> evenOddPairs(a, aOff, out, outOff);
             case SEQUENTIAL -> sequential(a, aOff, out, outOff);
             case EVEN_ODD_EDGES -> {
                 sequential(a, aOff, out, outOff);
-                evenOdd(a, aOff, scratch, 0);
+                evenOddPairs(a, aOff, scratch, 0);
                 int edge = NumpyMatmulOrder.EDGE_COLUMNS;
                 System.arraycopy(scratch, 0, out, outOff, edge);
                 System.arraycopy(scratch, n - edge, out, outOff + n - edge, edge);
@@ -158,38 +174,118 @@ final class HadamardMatmul {
         }
     }
 
+    /** The EVEN_ODD order: halved when the half-size blocks fill whole passes (every n = 128; n = 64 with L = 8). */
+    private void evenOddPairs(float[] a, int aOff, float[] out, int outOff) {
+        if (blocks / 2 % PASS == 0) evenOddHalved(a, aOff, out, outOff);
+        else evenOdd(a, aOff, out, outOff);
+    }
+
     /**
-     * Blocks of 8 k never straddle a chunk because L >= 8. Two consecutive blocks' temporaries are
-     * independent until they are added to the output in order, so they are computed side by side:
-     * eight FMA chains instead of four.
+     * {@link #evenOdd} on half the columns. For even k, column j and its neighbour j ^ 1 have the
+     * same entries, so their even chains are the same chain; for odd k they have opposite entries,
+     * so their odd chains are negatives of each other (negation is exact and rounding symmetric).
+     * Both chains of column 2i visit H_{n/2}[kappa][i] for k = 2 kappa and 2 kappa + 1, so one
+     * pass over half-size blocks gives e and o of every column pair, and
+     * {@code y[2i] = e + o}, {@code y[2i + 1] = e - o}: half the FMAs of {@link #evenOdd}. Needs
+     * {@code n / 2} to be a multiple of PASS vectors.
+     */
+    private void evenOddHalved(float[] a, int aOff, float[] out, int outOff) {
+        FloatVector zero = FloatVector.zero(SPECIES);
+        int halfBlocks = blocks / 2;
+        for (int b = 0; b < halfBlocks; b += PASS) {
+            FloatVector e0 = zero, e1 = zero, e2 = zero, e3 = zero;
+            FloatVector o0 = zero, o1 = zero, o2 = zero, o3 = zero;
+            for (int m = 0; m < halfBlocks; m++) {
+                if (m > 0) {
+                    float f0 = flip(m, b), f1 = flip(m, b + 1), f2 = flip(m, b + 2), f3 = flip(m, b + 3);
+                    e0 = e0.mul(f0);
+                    o0 = o0.mul(f0);
+                    e1 = e1.mul(f1);
+                    o1 = o1.mul(f1);
+                    e2 = e2.mul(f2);
+                    o2 = o2.mul(f2);
+                    e3 = e3.mul(f3);
+                    o3 = o3.mul(f3);
+                }
+                int base = aOff + 2 * m * L;
+                for (int r = 0; r < L; r += 2) {
+                    FloatVector ak = FloatVector.broadcast(SPECIES, a[base + 2 * r]);
+                    FloatVector bk = FloatVector.broadcast(SPECIES, a[base + 2 * r + 1]);
+                    FloatVector ck = FloatVector.broadcast(SPECIES, a[base + 2 * r + 2]);
+                    FloatVector dk = FloatVector.broadcast(SPECIES, a[base + 2 * r + 3]);
+                    FloatVector pr = FloatVector.fromArray(SPECIES, p, r * L);
+                    FloatVector pn = FloatVector.fromArray(SPECIES, p, r * L + L);
+                    e0 = ak.fma(pr, e0);
+                    o0 = bk.fma(pr, o0);
+                    e1 = ak.fma(pr, e1);
+                    o1 = bk.fma(pr, o1);
+                    e2 = ak.fma(pr, e2);
+                    o2 = bk.fma(pr, o2);
+                    e3 = ak.fma(pr, e3);
+                    o3 = bk.fma(pr, o3);
+                    e0 = ck.fma(pn, e0);
+                    o0 = dk.fma(pn, o0);
+                    e1 = ck.fma(pn, e1);
+                    o1 = dk.fma(pn, o1);
+                    e2 = ck.fma(pn, e2);
+                    o2 = dk.fma(pn, o2);
+                    e3 = ck.fma(pn, e3);
+                    o3 = dk.fma(pn, o3);
+                }
+            }
+            int last = halfBlocks - 1;
+            int half = n / 2;
+            e0.mul(sign(last, b)).intoArray(halves, b * L);
+            o0.mul(sign(last, b)).intoArray(halves, half + b * L);
+            e1.mul(sign(last, b + 1)).intoArray(halves, (b + 1) * L);
+            o1.mul(sign(last, b + 1)).intoArray(halves, half + (b + 1) * L);
+            e2.mul(sign(last, b + 2)).intoArray(halves, (b + 2) * L);
+            o2.mul(sign(last, b + 2)).intoArray(halves, half + (b + 2) * L);
+            e3.mul(sign(last, b + 3)).intoArray(halves, (b + 3) * L);
+            o3.mul(sign(last, b + 3)).intoArray(halves, half + (b + 3) * L);
+        }
+        // y[2i] = e[i] + o[i] and y[2i + 1] = e[i] - o[i], interleaved lane by lane.
+        for (int i = 0; i < n / 2; i += L) {
+            FloatVector e = FloatVector.fromArray(SPECIES, halves, i);
+            FloatVector o = FloatVector.fromArray(SPECIES, halves, n / 2 + i);
+            FloatVector sum = e.add(o).add(zero);
+            FloatVector diff = e.sub(o).add(zero);
+            sum.rearrange(SPREAD_LOW).blend(diff.rearrange(SPREAD_LOW), ODD_LANES).intoArray(out, outOff + 2 * i);
+            sum.rearrange(SPREAD_HIGH).blend(diff.rearrange(SPREAD_HIGH), ODD_LANES).intoArray(out, outOff + 2 * i + L);
+        }
+    }
+
+    /**
+     * Blocks of 8 k never straddle a chunk because L >= 8. Within a block the temporary of column
+     * j is {@code s(m, b)} times one chain that depends only on the lane (the block's 8 k share
+     * their chunk m), so each block runs one FMA chain (four side by side), and every output block
+     * then adds the chains in k order with its signs.
      */
     private void gemvBlocks(float[] a, int aOff, float[] out, int outOff) {
         FloatVector zero = FloatVector.zero(SPECIES);
+        for (int k0 = 0; k0 < n; k0 += 32) {
+            FloatVector t0 = zero, t1 = zero, t2 = zero, t3 = zero;
+            for (int r = 0; r < 8; r++) {
+                t0 = FloatVector.broadcast(SPECIES, a[aOff + k0 + r]).fma(FloatVector.fromArray(SPECIES, p, (k0 % L + r) * L), t0);
+                t1 = FloatVector.broadcast(SPECIES, a[aOff + k0 + 8 + r]).fma(FloatVector.fromArray(SPECIES, p, ((k0 + 8) % L + r) * L), t1);
+                t2 = FloatVector.broadcast(SPECIES, a[aOff + k0 + 16 + r]).fma(FloatVector.fromArray(SPECIES, p, ((k0 + 16) % L + r) * L), t2);
+                t3 = FloatVector.broadcast(SPECIES, a[aOff + k0 + 24 + r]).fma(FloatVector.fromArray(SPECIES, p, ((k0 + 24) % L + r) * L), t3);
+            }
+            int at = k0 / 8 * L;
+            t0.intoArray(blockChains, at);
+            t1.intoArray(blockChains, at + L);
+            t2.intoArray(blockChains, at + 2 * L);
+            t3.intoArray(blockChains, at + 3 * L);
+        }
         for (int b = 0; b < blocks; b += PASS) {
             FloatVector y0 = zero, y1 = zero, y2 = zero, y3 = zero;
-            for (int k0 = 0; k0 < n; k0 += 16) {
-                int k1 = k0 + 8;
-                FloatVector t0 = zero, t1 = zero, t2 = zero, t3 = zero;
-                FloatVector u0 = zero, u1 = zero, u2 = zero, u3 = zero;
-                for (int r = 0; r < 8; r++) {
-                    FloatVector ak = FloatVector.broadcast(SPECIES, a[aOff + k0 + r]);
-                    FloatVector bk = FloatVector.broadcast(SPECIES, a[aOff + k1 + r]);
-                    FloatVector pa = FloatVector.fromArray(SPECIES, p, (k0 % L + r) * L);
-                    FloatVector pb = FloatVector.fromArray(SPECIES, p, (k1 % L + r) * L);
-                    t0 = ak.fma(pa, t0);
-                    u0 = bk.fma(pb, u0);
-                    t1 = ak.fma(pa, t1);
-                    u1 = bk.fma(pb, u1);
-                    t2 = ak.fma(pa, t2);
-                    u2 = bk.fma(pb, u2);
-                    t3 = ak.fma(pa, t3);
-                    u3 = bk.fma(pb, u3);
-                }
-                int ma = k0 / L, mb = k1 / L;
-                y0 = y0.add(t0.mul(sign(ma, b))).add(u0.mul(sign(mb, b)));
-                y1 = y1.add(t1.mul(sign(ma, b + 1))).add(u1.mul(sign(mb, b + 1)));
-                y2 = y2.add(t2.mul(sign(ma, b + 2))).add(u2.mul(sign(mb, b + 2)));
-                y3 = y3.add(t3.mul(sign(ma, b + 3))).add(u3.mul(sign(mb, b + 3)));
+            for (int q = 0; q < n / 8; q++) {
+                FloatVector t = FloatVector.fromArray(SPECIES, blockChains, q * L);
+                int m = q * 8 / L;
+                y0 = y0.add(t.mul(sign(m, b)));
+                y1 = y1.add(t.mul(sign(m, b + 1)));
+                y2 = y2.add(t.mul(sign(m, b + 2)));
+                y3 = y3.add(t.mul(sign(m, b + 3)));
             }
             int at = outOff + b * L;
             y0.intoArray(out, at);

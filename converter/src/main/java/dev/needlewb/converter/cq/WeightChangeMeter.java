@@ -1,30 +1,33 @@
 package dev.needlewb.converter.cq;
 
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Replaces weights with new values while measuring the change: the sum of squared differences
- * and the largest absolute difference. Differences and, within one call, the sums of squares are
- * float32 lanes (widening each difference to double measured 50x slower: the full-vector widening
- * has no C2 intrinsic); each call's sum is then added in double. So the largest change carries
- * the float32 rounding of one difference (relative 2^-24), and each call's sum of squares a
- * relative error below (n / lanes + 2) * 2^-24, under 1e-6 for a group of 128: ample for a
- * reported RMS. Sums run in a fixed order and depend only on the sequence of calls. Not
- * thread-safe: one meter per task.
+ * and the largest absolute difference. Differences and, within one call, each lane's sum of
+ * squares are float32 (widening each difference to double measured 50x slower: the full-vector
+ * widening has no C2 intrinsic); each call then adds its lane sums into per-lane doubles, which
+ * are summed when asked for. So the largest change carries the float32 rounding of one difference
+ * (relative 2^-24), and the sum of squares a relative error below (n / lanes + 2) * 2^-24, under
+ * 1e-6 for a group of 128: ample for a reported RMS. Nothing is reduced across lanes per call (a
+ * cross-lane reduction per group cost as much as the rest of the meter), and sums run in a fixed
+ * order that depends only on the sequence of calls. Not thread-safe: one meter per task.
  */
 final class WeightChangeMeter {
     private static final VectorSpecies<Float> FLOATS = FloatVector.SPECIES_PREFERRED;
     private static final int L = FLOATS.length();
 
-    private double sumSquares;
-    private double maxAbs;
+    private final float[] callSquares = new float[L];
+    private final double[] laneSquares = new double[L];
+    private final float[] laneMax = new float[L];
+    private double tailSquares;
+    private double tailMax;
 
     /** Moves {@code fresh[from, from + n)} into {@code weights[at, at + n)}, measuring what changed. */
     void replace(float[] fresh, int from, float[] weights, int at, int n) {
         FloatVector squares = FloatVector.zero(FLOATS);
-        FloatVector largest = FloatVector.zero(FLOATS);
+        FloatVector largest = FloatVector.fromArray(FLOATS, laneMax, 0);
         int k = 0;
         for (; k <= n - L; k += L) {
             FloatVector now = FloatVector.fromArray(FLOATS, fresh, from + k);
@@ -33,19 +36,24 @@ final class WeightChangeMeter {
             largest = largest.max(d.abs());
             now.intoArray(weights, at + k);
         }
-        double sum = squares.reduceLanes(VectorOperators.ADD);
-        double max = largest.reduceLanes(VectorOperators.MAX);
+        largest.intoArray(laneMax, 0);
+        squares.intoArray(callSquares, 0);
+        for (int l = 0; l < L; l++) laneSquares[l] += callSquares[l];
         for (; k < n; k++) {
             float d = fresh[from + k] - weights[at + k];
-            sum += (double) d * d;
-            max = Math.max(max, Math.abs(d));
+            tailSquares += (double) d * d;
+            tailMax = Math.max(tailMax, Math.abs(d));
             weights[at + k] = fresh[from + k];
         }
-        sumSquares += sum;
-        maxAbs = Math.max(maxAbs, max);
     }
 
     CqGroupMap.Change change() {
-        return new CqGroupMap.Change(sumSquares, maxAbs);
+        double sum = tailSquares;
+        double max = tailMax;
+        for (int l = 0; l < L; l++) {
+            sum += laneSquares[l];
+            max = Math.max(max, laneMax[l]);
+        }
+        return new CqGroupMap.Change(sum, max);
     }
 }

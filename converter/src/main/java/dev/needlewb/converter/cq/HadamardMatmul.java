@@ -9,7 +9,8 @@ import jdk.incubator.vector.VectorSpecies;
  * {@code y = a @ H} for one group, H the float32 orthonormal Walsh-Hadamard matrix of order n
  * (Sylvester order, entries {@code float32(+-1/sqrt(n))}), evaluated in one of the
  * {@link NumpyMatmulOrder}s so the result equals numpy/OpenBLAS bit for bit. Each vector lane is
- * one output's own FMA chain, exactly as in the BLAS kernels.
+ * one of the FMA chains of the BLAS kernels; where H makes two outputs' chains equal up to sign
+ * (see {@link #evenOdd}, {@link #gemvBlocks}) the chain runs once.
  *
  * <p>Speed comes from H's structure instead of loading it: with L lanes, k = L*m + r and
  * j = L*b + l, {@code H[k][j] = s(m,b) * P[r][l]}, {@code s(m,b) = (-1)^popcount(m & b)} and P
@@ -45,8 +46,9 @@ final class HadamardMatmul {
     private final int blocks;
     private final float[] p;
     private final float[] scratch;
-    /** The even chains then the odd chains of {@link #evenOddHalved}. */
+    /** The even chains of {@link #evenOdd}, then from {@code oddChains} the odd chains (at least PASS vectors each). */
     private final float[] halves;
+    private final int oddChains;
     /** One chain per block of 8 k of {@link #gemvBlocks}, L lanes each. */
     private final float[] blockChains;
 
@@ -59,7 +61,8 @@ final class HadamardMatmul {
         };
         this.blocks = n / L;
         this.scratch = new float[n];
-        this.halves = new float[n];
+        this.oddChains = Math.max(n / 2, PASS * L);
+        this.halves = new float[2 * oddChains];
         this.blockChains = new float[n / 8 * L];
     }
 
@@ -80,11 +83,11 @@ final class HadamardMatmul {
     void multiply(float[] a, int aOff, NumpyMatmulOrder order, float[] out, int outOff) {
         switch (order) {
             case GEMV_BLOCKS_OF_8 -> gemvBlocks(a, aOff, out, outOff);
-            case EVEN_ODD -> evenOddPairs(a, aOff, out, outOff);
+            case EVEN_ODD -> evenOdd(a, aOff, out, outOff);
             case SEQUENTIAL -> sequential(a, aOff, out, outOff);
             case EVEN_ODD_EDGES -> {
                 sequential(a, aOff, out, outOff);
-                evenOddPairs(a, aOff, scratch, 0);
+                evenOdd(a, aOff, scratch, 0);
                 int edge = NumpyMatmulOrder.EDGE_COLUMNS;
                 System.arraycopy(scratch, 0, out, outOff, edge);
                 System.arraycopy(scratch, n - edge, out, outOff + n - edge, edge);
@@ -131,65 +134,18 @@ final class HadamardMatmul {
         }
     }
 
-    private void evenOdd(float[] a, int aOff, float[] out, int outOff) {
-        FloatVector zero = FloatVector.zero(SPECIES);
-        for (int b = 0; b < blocks; b += PASS) {
-            FloatVector e0 = zero, e1 = zero, e2 = zero, e3 = zero;
-            FloatVector o0 = zero, o1 = zero, o2 = zero, o3 = zero;
-            for (int m = 0; m < blocks; m++) {
-                if (m > 0) {
-                    float f0 = flip(m, b), f1 = flip(m, b + 1), f2 = flip(m, b + 2), f3 = flip(m, b + 3);
-                    e0 = e0.mul(f0);
-                    o0 = o0.mul(f0);
-                    e1 = e1.mul(f1);
-                    o1 = o1.mul(f1);
-                    e2 = e2.mul(f2);
-                    o2 = o2.mul(f2);
-                    e3 = e3.mul(f3);
-                    o3 = o3.mul(f3);
-                }
-                int base = aOff + m * L;
-                for (int r = 0; r < L; r += 2) {
-                    FloatVector ak = FloatVector.broadcast(SPECIES, a[base + r]);
-                    FloatVector bk = FloatVector.broadcast(SPECIES, a[base + r + 1]);
-                    FloatVector pr = FloatVector.fromArray(SPECIES, p, r * L);
-                    FloatVector pn = FloatVector.fromArray(SPECIES, p, r * L + L);
-                    e0 = ak.fma(pr, e0);
-                    o0 = bk.fma(pn, o0);
-                    e1 = ak.fma(pr, e1);
-                    o1 = bk.fma(pn, o1);
-                    e2 = ak.fma(pr, e2);
-                    o2 = bk.fma(pn, o2);
-                    e3 = ak.fma(pr, e3);
-                    o3 = bk.fma(pn, o3);
-                }
-            }
-            int last = blocks - 1;
-            int at = outOff + b * L;
-            float s0 = sign(last, b), s1 = sign(last, b + 1), s2 = sign(last, b + 2), s3 = sign(last, b + 3);
-            e0.mul(s0).add(o0.mul(s0)).add(zero).intoArray(out, at);
-            e1.mul(s1).add(o1.mul(s1)).add(zero).intoArray(out, at + L);
-            e2.mul(s2).add(o2.mul(s2)).add(zero).intoArray(out, at + 2 * L);
-            e3.mul(s3).add(o3.mul(s3)).add(zero).intoArray(out, at + 3 * L);
-        }
-    }
-
-    /** The EVEN_ODD order: halved when the half-size blocks fill whole passes (every n = 128; n = 64 with L = 8). */
-    private void evenOddPairs(float[] a, int aOff, float[] out, int outOff) {
-        if (blocks / 2 % PASS == 0) evenOddHalved(a, aOff, out, outOff);
-        else evenOdd(a, aOff, out, outOff);
-    }
-
     /**
-     * {@link #evenOdd} on half the columns. For even k, column j and its neighbour j ^ 1 have the
-     * same entries, so their even chains are the same chain; for odd k they have opposite entries,
-     * so their odd chains are negatives of each other (negation is exact and rounding symmetric).
-     * Both chains of column 2i visit H_{n/2}[kappa][i] for k = 2 kappa and 2 kappa + 1, so one
-     * pass over half-size blocks gives e and o of every column pair, and
-     * {@code y[2i] = e + o}, {@code y[2i + 1] = e - o}: half the FMAs of {@link #evenOdd}. Needs
-     * {@code n / 2} to be a multiple of PASS vectors.
+     * sgemm 8x4 kernel: FMA even k and odd k into two accumulators, then add them, computed on
+     * half the columns. For even k, column j and its neighbour j ^ 1 have the same entries, so
+     * their even chains are the same chain; for odd k they have opposite entries, so their odd
+     * chains are negatives of each other (negation is exact and rounding symmetric). Both chains
+     * of column 2i visit H_{n/2}[kappa][i] for k = 2 kappa and 2 kappa + 1, so one pass over
+     * half-size blocks gives e and o of every column pair, and {@code y[2i] = e + o},
+     * {@code y[2i + 1] = e - o}: half the FMAs of the plain product. When n / 2 is fewer than
+     * PASS vectors (n = 64 with 16 lanes) the pass also runs chains for blocks that do not exist,
+     * which are never stored.
      */
-    private void evenOddHalved(float[] a, int aOff, float[] out, int outOff) {
+    private void evenOdd(float[] a, int aOff, float[] out, int outOff) {
         FloatVector zero = FloatVector.zero(SPECIES);
         int halfBlocks = blocks / 2;
         for (int b = 0; b < halfBlocks; b += PASS) {
@@ -234,7 +190,7 @@ final class HadamardMatmul {
                 }
             }
             int last = halfBlocks - 1;
-            int half = n / 2;
+            int half = oddChains;
             e0.mul(sign(last, b)).intoArray(halves, b * L);
             o0.mul(sign(last, b)).intoArray(halves, half + b * L);
             e1.mul(sign(last, b + 1)).intoArray(halves, (b + 1) * L);
@@ -247,7 +203,7 @@ final class HadamardMatmul {
         // y[2i] = e[i] + o[i] and y[2i + 1] = e[i] - o[i], interleaved lane by lane.
         for (int i = 0; i < n / 2; i += L) {
             FloatVector e = FloatVector.fromArray(SPECIES, halves, i);
-            FloatVector o = FloatVector.fromArray(SPECIES, halves, n / 2 + i);
+            FloatVector o = FloatVector.fromArray(SPECIES, halves, oddChains + i);
             FloatVector sum = e.add(o).add(zero);
             FloatVector diff = e.sub(o).add(zero);
             sum.rearrange(SPREAD_LOW).blend(diff.rearrange(SPREAD_LOW), ODD_LANES).intoArray(out, outOff + 2 * i);

@@ -58,7 +58,7 @@ public final class Session {
                 ? new FloatKvCache(g.numLayers(), g.kvDim(), window, sinks, maxPositions)
                 : new Int8KvCache(g.numLayers(), g.kvDim(), window, sinks, maxPositions);
         rope = new Rope(headDim, maxPositions, g.ropeTheta());
-        attention = new Attention(heads, kvHeads, headDim, maxPositions, pool);
+        attention = new Attention(heads, kvHeads, headDim, maxPositions, pool, mode);
         mlp = new HadamardMlp(d, g.hadaN());
         int[] orders = g.engramOrders();
         int maxOrder = 1;

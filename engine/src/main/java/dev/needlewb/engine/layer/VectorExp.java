@@ -40,4 +40,15 @@ public final class VectorExp {
                 .add(127).lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats();
         return e.mul(twoToN);
     }
+
+    /**
+     * {@code 1 / (1 + exp(-x))} from {@code t = exp(-|x|)}: {@code 1 / (1 + t)} for {@code x >= 0},
+     * {@code t / (1 + t)} below, so the exponential never overflows; a few ulps (the exp's 1.02 plus
+     * the add and divide's roundings).
+     */
+    public static FloatVector sigmoid(FloatVector x) {
+        FloatVector t = exp(x.abs().neg());
+        FloatVector numerator = t.blend(1f, x.compare(VectorOperators.GE, 0f));
+        return numerator.div(t.add(1f));
+    }
 }

@@ -2,6 +2,7 @@ package dev.needlewb.engine;
 
 import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.engine.kernel.Activation;
+import dev.needlewb.engine.kernel.Lanes;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
 import dev.needlewb.engine.kernel.RowPool;
@@ -15,14 +16,23 @@ import dev.needlewb.engine.layer.Norms;
 import dev.needlewb.engine.layer.Rope;
 import dev.needlewb.engine.layer.Sinkhorn;
 import dev.needlewb.engine.layer.TokenHistory;
+import dev.needlewb.engine.layer.VectorExp;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorSpecies;
 
 /**
  * One sequence being decoded, one token per {@link #step}: the cached decode path of SPEC section 3
  * (upstream {@code decode._forward_cached}) without fake quantization. All buffers are allocated
  * here once; a step allocates nothing but the tap copies it is asked for. Not thread-safe.
+ *
+ * <p>The element-wise loops run on 16 lanes with exactly the scalar roundings (each product rounded,
+ * then added, in the scalar order), so they change no bit; int8 mode also takes the attention gate's
+ * sigmoid from {@link VectorExp}.
  */
 public final class Session {
+    private static final VectorSpecies<Float> F = Lanes.F16;
     private final ModelWeights w;
+    private final NumericMode mode;
     private final Geometry g;
     private final RowPool pool;
     private final TapSink taps;
@@ -45,6 +55,7 @@ public final class Session {
 
     Session(ModelWeights w, NumericMode mode, RowPool pool, int window, int sinks, int maxPositions, TapSink taps) {
         this.w = w;
+        this.mode = mode;
         this.g = w.g;
         this.pool = pool;
         this.taps = taps;
@@ -58,8 +69,8 @@ public final class Session {
                 ? new FloatKvCache(g.numLayers(), g.kvDim(), window, sinks, maxPositions)
                 : new Int8KvCache(g.numLayers(), g.kvDim(), window, sinks, maxPositions);
         rope = new Rope(headDim, maxPositions, g.ropeTheta());
-        attention = new Attention(heads, kvHeads, headDim, maxPositions, pool);
-        mlp = new HadamardMlp(d, g.hadaN());
+        attention = new Attention(heads, kvHeads, headDim, maxPositions, pool, mode);
+        mlp = new HadamardMlp(d, g.hadaN(), mode);
         int[] orders = g.engramOrders();
         int maxOrder = 1;
         for (int o : orders) maxOrder = Math.max(maxOrder, o);
@@ -152,12 +163,8 @@ public final class Session {
 
         for (int l = 0; l < g.numLayers(); l++) layer(l, pos);
 
-        for (int i = 0; i < d; i++) {
-            float s = 0f;
-            for (int lane = 0; lane < lanes; lane++) s += lanesX[lane * d + i];
-            h[i] = s / lanes;
-        }
-        Norms.zcn(h, 0, d, w.finalNorm, 0, h, 0);
+        meanOfLanes(h);
+        Norms.zcn(mode, h, 0, d, w.finalNorm, 0, h, 0);
         tap("final.norm", pos, h, d);
         logitIn.prepare(h, 0);
         pool.matvec(logitIn, w.embedding, logits);
@@ -215,7 +222,7 @@ public final class Session {
         tap(name, "lanes_in", pos, lanesX, lanes, d);
 
         // mHC: pre/post/res coefficients from the normalized flattened lanes.
-        Norms.rmsUnit(lanesX, 0, lanes * d, nx, 0);
+        Norms.rmsUnit(mode, lanesX, 0, lanes * d, nx, 0);
         mhcIn.prepare(nx, 0);
         pool.matvec(mhcIn, mhcMatrices[l], mhcOutputs);
         for (int i = 0; i < lanes; i++) {
@@ -224,10 +231,7 @@ public final class Session {
         }
         for (int i = 0; i < lanes * lanes; i++) hr[i] = w.aRes[l] * hr[i] + w.bRes[l * lanes * lanes + i];
         tap(name, "hpre", pos, hpre, lanes);
-        java.util.Arrays.fill(u, 0f);
-        for (int lane = 0; lane < lanes; lane++) {
-            for (int i = 0; i < d; i++) u[i] += hpre[lane] * lanesX[lane * d + i];
-        }
+        combineLanes(hpre, 0, 0f, null, u, 0);
         tap(name, "u", pos, u, d);
 
         // Block input: u plus the gated engram value at engram sites.
@@ -235,21 +239,21 @@ public final class Session {
         int site = siteOfLayer[l];
         if (site >= 0) {
             engrams[site].step(history, pos, pool, ek, ev);
-            Norms.rmsUnit(u, 0, d, eu, 0);
-            Norms.rmsUnit(ek, 0, d, ekUnit, 0);
+            Norms.rmsUnit(mode, u, 0, d, eu, 0);
+            Norms.rmsUnit(mode, ek, 0, d, ekUnit, 0);
             float dot = 0f;
             for (int i = 0; i < d; i++) dot += eu[i] * ekUnit[i];
             float alpha = Norms.sigmoid(dot / (float) Math.sqrt(d));
-            for (int i = 0; i < d; i++) bx[i] += alpha * ev[i];
+            addScaled(bx, alpha, ev);
             if (taps != null) tap(name, "engram_alpha", pos, new float[] {alpha}, 1);
         }
 
         // Attention with its zero-centred norms, gated residual.
-        Norms.zcn(bx, 0, d, lw.normIn(), 0, xn, 0);
+        Norms.zcn(mode, bx, 0, d, lw.normIn(), 0, xn, 0);
         attnIn.prepare(xn, 0);
         pool.matvec(attnIn, attnMatrices[l], attnOutputs);
-        for (int hh = 0; hh < heads; hh++) Norms.zcn(q, hh * headDim, headDim, lw.qNorm(), 0, q, hh * headDim);
-        for (int hh = 0; hh < kvHeads; hh++) Norms.zcn(k, hh * headDim, headDim, lw.kNorm(), 0, k, hh * headDim);
+        for (int hh = 0; hh < heads; hh++) Norms.zcn(mode, q, hh * headDim, headDim, lw.qNorm(), 0, q, hh * headDim);
+        for (int hh = 0; hh < kvHeads; hh++) Norms.zcn(mode, k, hh * headDim, headDim, lw.kNorm(), 0, k, hh * headDim);
         rope.apply(q, 0, heads, pos);
         rope.apply(k, 0, kvHeads, pos);
         tap(name, "attn.q", pos, q, heads, headDim);
@@ -257,35 +261,95 @@ public final class Session {
         tap(name, "attn.v", pos, v, kvHeads, headDim);
         cache.write(l, pos, k, 0, v, 0);
         attention.attend(cache, l, pos, q, o);
-        for (int i = 0; i < o.length; i++) o[i] *= Norms.sigmoid(gate[i]);
+        gateAttention();
         attnOutIn.prepare(o, 0);
         pool.matvec(attnOutIn, lw.out(), attnOut);
         tap(name, "attn.out", pos, attnOut, d);
-        Norms.zcn(attnOut, 0, d, lw.postNorm(), 0, attnOut, 0);
-        float attnGate = Norms.sigmoid(lw.attnGate());
-        for (int i = 0; i < d; i++) bx[i] += attnGate * attnOut[i];
+        Norms.zcn(mode, attnOut, 0, d, lw.postNorm(), 0, attnOut, 0);
+        addScaled(bx, Norms.sigmoid(lw.attnGate()), attnOut);
 
         // Hadamard MLP residual.
-        Norms.zcn(bx, 0, d, lw.preHada(), 0, xn, 0);
+        Norms.zcn(mode, bx, 0, d, lw.preHada(), 0, xn, 0);
         mlp.apply(xn, lw.d1(), lw.d2(), lw.d3(), y);
-        for (int i = 0; i < d; i++) bx[i] += y[i];
+        addAndDifference(bx, y, u);
         tap(name, "block_out", pos, bx, d);
 
         // mHC update: X = sinkhorn(A) X + hpost * (block(u) - u).
-        for (int i = 0; i < d; i++) y[i] = bx[i] - u[i];
         Sinkhorn.apply(hr, lanes, sink);
         tap(name, "hpost", pos, hpost, lanes);
         tap(name, "sinkhorn", pos, sink, lanes, lanes);
-        java.util.Arrays.fill(mixed, 0f);
-        for (int i = 0; i < lanes; i++) {
-            for (int j = 0; j < lanes; j++) {
-                float p = sink[i * lanes + j];
-                for (int c = 0; c < d; c++) mixed[i * d + c] += p * lanesX[j * d + c];
-            }
-            for (int c = 0; c < d; c++) mixed[i * d + c] += hpost[i] * y[c];
-        }
+        for (int i = 0; i < lanes; i++) combineLanes(sink, i * lanes, hpost[i], y, mixed, i * d);
         System.arraycopy(mixed, 0, lanesX, 0, lanes * d);
         tap(name, "lanes_out", pos, lanesX, lanes, d);
+    }
+
+    /**
+     * {@code out[outOff + c] = sum over lanes j of weights[wOff + j] * X[j][c]}, plus {@code extraWeight * extra[c]}
+     * when {@code extra} is given: summed from 0 in lane order, each product rounded before its add.
+     */
+    private void combineLanes(float[] weights, int wOff, float extraWeight, float[] extra, float[] out, int outOff) {
+        int c = 0;
+        for (; c < F.loopBound(d); c += F.length()) {
+            FloatVector sum = FloatVector.zero(F);
+            for (int j = 0; j < lanes; j++) sum = sum.add(FloatVector.fromArray(F, lanesX, j * d + c).mul(weights[wOff + j]));
+            if (extra != null) sum = sum.add(FloatVector.fromArray(F, extra, c).mul(extraWeight));
+            sum.intoArray(out, outOff + c);
+        }
+        for (; c < d; c++) {
+            float sum = 0f;
+            for (int j = 0; j < lanes; j++) sum += weights[wOff + j] * lanesX[j * d + c];
+            if (extra != null) sum += extraWeight * extra[c];
+            out[outOff + c] = sum;
+        }
+    }
+
+    /** {@code out[c] = (X[0][c] + ... + X[lanes-1][c]) / lanes}. */
+    private void meanOfLanes(float[] out) {
+        int c = 0;
+        for (; c < F.loopBound(d); c += F.length()) {
+            FloatVector sum = FloatVector.zero(F);
+            for (int j = 0; j < lanes; j++) sum = sum.add(FloatVector.fromArray(F, lanesX, j * d + c));
+            sum.div(lanes).intoArray(out, c);
+        }
+        for (; c < d; c++) {
+            float sum = 0f;
+            for (int j = 0; j < lanes; j++) sum += lanesX[j * d + c];
+            out[c] = sum / lanes;
+        }
+    }
+
+    /** {@code x[i] += a * v[i]} over the model width. */
+    private void addScaled(float[] x, float a, float[] v) {
+        int i = 0;
+        for (; i < F.loopBound(d); i += F.length()) {
+            FloatVector.fromArray(F, x, i).add(FloatVector.fromArray(F, v, i).mul(a)).intoArray(x, i);
+        }
+        for (; i < d; i++) x[i] += a * v[i];
+    }
+
+    /** {@code x[i] += y[i]}, then {@code y[i] = x[i] - u[i]} (the block's update of the lanes). */
+    private void addAndDifference(float[] x, float[] y, float[] u) {
+        int i = 0;
+        for (; i < F.loopBound(d); i += F.length()) {
+            FloatVector sum = FloatVector.fromArray(F, x, i).add(FloatVector.fromArray(F, y, i));
+            sum.intoArray(x, i);
+            sum.sub(FloatVector.fromArray(F, u, i)).intoArray(y, i);
+        }
+        for (; i < d; i++) {
+            x[i] += y[i];
+            y[i] = x[i] - u[i];
+        }
+    }
+
+    /** {@code o[i] *= sigmoid(gate[i])}: the scalar float64 sigmoid in exact mode, {@link VectorExp#sigmoid} in int8 mode. */
+    private void gateAttention() {
+        int i = 0;
+        if (mode == NumericMode.INT8) {
+            for (; i < F.loopBound(o.length); i += F.length()) {
+                FloatVector.fromArray(F, o, i).mul(VectorExp.sigmoid(FloatVector.fromArray(F, gate, i))).intoArray(o, i);
+            }
+        }
+        for (; i < o.length; i++) o[i] *= Norms.sigmoid(gate[i]);
     }
 
     private void tap(String layerPrefix, String name, int pos, float[] values, int n) {

@@ -1,21 +1,28 @@
 package dev.needlewb.engine.layer;
 
 import dev.needlewb.engine.kernel.Hadamard;
+import dev.needlewb.engine.kernel.Lanes;
+import dev.needlewb.engine.kernel.NumericMode;
+import jdk.incubator.vector.FloatVector;
 
 /**
  * The Hadamard MLP: {@code z = (d1 * pad(x)) H; z = silu(d2 * z) H; out = crop(d3 * z)} with H the
  * orthonormal Walsh-Hadamard matrix of size {@code n} (a power of two >= d), applied by FWHT.
+ * Exact mode takes the SiLU with {@link Math#exp}; int8 mode as {@code t * sigmoid(t)} on 16 lanes
+ * with {@link VectorExp#sigmoid}.
  */
 public final class HadamardMlp {
     private final int d;
     private final int n;
     private final float[] z;
+    private final boolean vectorSilu;
 
-    public HadamardMlp(int d, int n) {
+    public HadamardMlp(int d, int n, NumericMode mode) {
         if (!Hadamard.isPowerOfTwo(n) || n < d) throw new IllegalArgumentException("Hadamard length " + n + " for width " + d);
         this.d = d;
         this.n = n;
         this.z = new float[n];
+        this.vectorSilu = mode == NumericMode.INT8 && n % Lanes.F16.length() == 0;
     }
 
     /** {@code out[d] = mlp(x[d])} with the layer's diagonals {@code d1, d2, d3} (length n). */
@@ -23,9 +30,16 @@ public final class HadamardMlp {
         for (int i = 0; i < d; i++) z[i] = d1[i] * x[i];
         java.util.Arrays.fill(z, d, n, 0f);
         Hadamard.transform(z, 0, n);
-        for (int i = 0; i < n; i++) {
-            float t = d2[i] * z[i];
-            z[i] = t / (1f + (float) Math.exp(-t));
+        if (vectorSilu) {
+            for (int i = 0; i < n; i += Lanes.F16.length()) {
+                FloatVector t = FloatVector.fromArray(Lanes.F16, d2, i).mul(FloatVector.fromArray(Lanes.F16, z, i));
+                t.mul(VectorExp.sigmoid(t)).intoArray(z, i);
+            }
+        } else {
+            for (int i = 0; i < n; i++) {
+                float t = d2[i] * z[i];
+                z[i] = t / (1f + (float) Math.exp(-t));
+            }
         }
         Hadamard.transform(z, 0, n);
         for (int i = 0; i < d; i++) out[i] = d3[i] * z[i];

@@ -1,26 +1,53 @@
 package dev.needlewb.engine.layer;
 
-/** The two normalizations of the model, float32 (SPEC section 2). */
+import dev.needlewb.engine.kernel.Lanes;
+import dev.needlewb.engine.kernel.NumericMode;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The two normalizations of the model, float32 (SPEC section 2). The sum of squares runs in index
+ * order in exact mode and on 16 lanes (then {@link Lanes#sum}) in int8 mode; the element-wise part
+ * is the same in both and is vectorized without changing a bit (each lane rounds exactly like the
+ * scalar expression).
+ */
 public final class Norms {
     static final double EPS = 1e-6;
+    private static final VectorSpecies<Float> F = Lanes.F16;
 
     private Norms() {}
 
     /** {@code out = (1 + gain) * x / sqrt(mean(x^2) + 1e-6)} over {@code n} values (zero-centred gain). */
-    public static void zcn(float[] x, int off, int n, float[] gain, int gainOff, float[] out, int outOff) {
-        float inv = inverseRms(x, off, n);
-        for (int i = 0; i < n; i++) out[outOff + i] = (1f + gain[gainOff + i]) * x[off + i] * inv;
+    public static void zcn(NumericMode mode, float[] x, int off, int n, float[] gain, int gainOff, float[] out, int outOff) {
+        float inv = inverseRms(mode, x, off, n);
+        int i = 0;
+        for (; i < F.loopBound(n); i += F.length()) {
+            FloatVector.fromArray(F, gain, gainOff + i).add(1f).mul(FloatVector.fromArray(F, x, off + i)).mul(inv)
+                    .intoArray(out, outOff + i);
+        }
+        for (; i < n; i++) out[outOff + i] = (1f + gain[gainOff + i]) * x[off + i] * inv;
     }
 
     /** {@code out = x / sqrt(mean(x^2) + 1e-6)}. */
-    public static void rmsUnit(float[] x, int off, int n, float[] out, int outOff) {
-        float inv = inverseRms(x, off, n);
-        for (int i = 0; i < n; i++) out[outOff + i] = x[off + i] * inv;
+    public static void rmsUnit(NumericMode mode, float[] x, int off, int n, float[] out, int outOff) {
+        float inv = inverseRms(mode, x, off, n);
+        int i = 0;
+        for (; i < F.loopBound(n); i += F.length()) FloatVector.fromArray(F, x, off + i).mul(inv).intoArray(out, outOff + i);
+        for (; i < n; i++) out[outOff + i] = x[off + i] * inv;
     }
 
-    static float inverseRms(float[] x, int off, int n) {
+    static float inverseRms(NumericMode mode, float[] x, int off, int n) {
         float ss = 0f;
-        for (int i = off; i < off + n; i++) ss += x[i] * x[i];
+        int i = off;
+        if (mode == NumericMode.INT8) {
+            FloatVector squares = FloatVector.zero(F);
+            for (; i < off + F.loopBound(n); i += F.length()) {
+                FloatVector v = FloatVector.fromArray(F, x, i);
+                squares = v.fma(v, squares);
+            }
+            ss = Lanes.sum(squares);
+        }
+        for (; i < off + n; i++) ss += x[i] * x[i];
         return (float) (1.0 / Math.sqrt(ss / n + EPS));
     }
 

@@ -1,0 +1,48 @@
+package dev.needlewb.engine.layer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.needlewb.engine.kernel.Lanes;
+import jdk.incubator.vector.FloatVector;
+import org.junit.jupiter.api.Test;
+
+class VectorExpTest {
+
+    /** Largest distance, in ulps of the float nearest the exact value, over floats in [from, 0] taken {@code stride} bit patterns apart. */
+    private static double worstUlps(float from, int stride) {
+        int n = Lanes.F16.length();
+        float[] x = new float[n];
+        float[] e = new float[n];
+        double worst = 0;
+        int first = Float.floatToIntBits(-0f), last = Float.floatToIntBits(from);
+        for (int bits = first; bits <= last; ) {
+            for (int i = 0; i < n; i++, bits = Math.min(bits + stride, last)) x[i] = Float.intBitsToFloat(bits);
+            VectorExp.exp(FloatVector.fromArray(Lanes.F16, x, 0)).intoArray(e, 0);
+            for (int i = 0; i < n; i++) {
+                double want = Math.exp(x[i]);
+                worst = Math.max(worst, Math.abs(e[i] - want) / Math.ulp((float) want));
+            }
+            if (x[n - 1] == from) break;
+        }
+        return worst;
+    }
+
+    @Test
+    void staysWithinItsErrorBoundOverTheSoftmaxRange() {
+        // An exhaustive sweep of [-87, 0] measured 1.0103 ulp at most (at x = -5.8778844); this
+        // samples one float in 101 (11 million of them) and holds the documented 1.02 ulp.
+        assertThat(worstUlps(VectorExp.LOWEST, 101)).isLessThan(1.02);
+    }
+
+    @Test
+    void isExactAtZeroAndClampsFarBelow() {
+        float[] e = new float[Lanes.F16.length()];
+        float[] x = new float[Lanes.F16.length()];
+        x[1] = -1000f;
+        x[2] = Float.NEGATIVE_INFINITY;
+        VectorExp.exp(FloatVector.fromArray(Lanes.F16, x, 0)).intoArray(e, 0);
+        assertThat(e[0]).isEqualTo(1f);
+        // Clamped to exp(-87) ~ 1.6e-38: invisible next to a softmax's largest term 1.
+        assertThat(e[1]).isEqualTo(e[2]).isPositive().isLessThan(2e-38f);
+    }
+}

@@ -1,6 +1,5 @@
 package dev.needlewb.engine;
 
-import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.engine.layer.KvCache;
@@ -27,10 +26,10 @@ public final class BatchPrefill implements Prefill, AutoCloseable {
     private final DenseWeights dense;
     private final TorchForward forward;
 
-    private BatchPrefill(ModelWeights weights) {
+    private BatchPrefill(ModelWeights weights, int threads) {
         this.weights = weights;
         this.dense = new DenseWeights(weights);
-        this.forward = new TorchForward(weights, dense);
+        this.forward = new TorchForward(weights, dense, threads);
     }
 
     /**
@@ -40,7 +39,7 @@ public final class BatchPrefill implements Prefill, AutoCloseable {
      */
     public static BatchPrefill open(Engine engine) throws WorkbenchException {
         TorchRuntime.start(engine.options().threads());
-        return new BatchPrefill(engine.weights());
+        return new BatchPrefill(engine.weights(), engine.options().threads());
     }
 
     /**
@@ -86,8 +85,7 @@ public final class BatchPrefill implements Prefill, AutoCloseable {
             }
         };
         try (NDManager m = dense.manager.newSubManager()) {
-            NDArray logits = forward.run(m, tokens, cache.window(), cache.sinks(), allLogits, kv, taps);
-            float[] out = logits.toFloatArray();
+            float[] out = forward.run(m, tokens, cache.window(), cache.sinks(), allLogits, kv, taps);
             session.adoptPrefix(tokens);
             return out;
         }

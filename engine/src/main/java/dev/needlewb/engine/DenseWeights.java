@@ -5,14 +5,13 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
-import java.util.Arrays;
 
 /**
  * The batch prefill's weights as libtorch tensors: every CQ matrix decoded (row by row, with the
  * engine's own float32 decoder) into a dense float32 matrix, transposed to {@code [in, out]} so a
  * prompt goes through it as {@code x @ W} in one GEMM, matrices that read the same input side by
- * side (Q|K|V|gate, phi pre|post|res, engram key|value). Norm gains are stored as {@code 1 + gain},
- * as the engine's norms multiply.
+ * side (Q|K|V|gate, phi pre|post|res, engram key|value). Norms, gates and other per-position work
+ * read the engine's own float arrays ({@link TorchForward}).
  *
  * <p>This is the one dense copy of the weights in the workbench, an exception to the engine's
  * packed-only rule: it is built only when a batch prefill is opened, lives in libtorch's native
@@ -22,21 +21,15 @@ import java.util.Arrays;
  * projection needs the whole embedding ({@link #embeddingT}).
  */
 final class DenseWeights implements AutoCloseable {
-    /**
-     * One block. {@code qkNorm}: the query then key head norms stacked; {@code preBias} / {@code postBias} / {@code resBias}: the layer's b slices;
-     * {@code preOffset} / {@code postOffset}: the selected-lane offsets; {@code d1}, {@code d3} cut to d_model.
-     */
-    record Layer(NDArray phiT, NDArray qkvgT, NDArray outT, NDArray normIn, NDArray qkNorm, NDArray postNorm,
-            NDArray preHada, NDArray d1, NDArray d2, NDArray d3, NDArray preBias, NDArray preOffset, NDArray postBias,
-            NDArray postOffset, NDArray resBias) {}
+    /** One block's GEMM operands: phi pre|post|res, Q|K|V|gate and out transposed, and the MLP's d2 diagonal. */
+    record Layer(NDArray phiT, NDArray qkvgT, NDArray outT, NDArray d2) {}
 
-    /** One engram site: key|value projections [tables * sub_dim, 2d] and the conv taps, one [d] vector each. */
-    record EngramSite(NDArray keyValueT, NDArray[] taps) {}
+    /** One engram site: key|value projections [tables * sub_dim, 2d]. */
+    record EngramSite(NDArray keyValueT) {}
 
     final NDManager manager;
     final Layer[] layers;
     final EngramSite[] engrams;
-    final NDArray finalNorm;
     /** The tied embedding as {@code [d, vocab]}. */
     final NDArray embeddingT;
     /**
@@ -51,37 +44,17 @@ final class DenseWeights implements AutoCloseable {
 
     DenseWeights(ModelWeights w) {
         Geometry g = w.g;
-        int d = g.dModel(), lanes = g.mhcLanes(), n = g.hadaN();
+        int d = g.dModel(), n = g.hadaN();
         manager = NDManager.newBaseManager(ai.djl.Device.cpu(), TorchRuntime.ENGINE);
         try {
             layers = new Layer[g.numLayers()];
             for (int l = 0; l < layers.length; l++) {
                 LayerWeights lw = w.layers[l];
-                float[] preOffset = new float[lanes], postOffset = new float[lanes];
-                for (int i = 0; i < lanes; i++) {
-                    boolean selected = i == l % lanes;
-                    preOffset[i] = selected ? 4f : -4f;
-                    postOffset[i] = selected ? 0f : -4f;
-                }
-                layers[l] = new Layer(
-                        transposed(lw.phiPre(), lw.phiPost(), lw.phiRes()),
-                        transposed(lw.q(), lw.k(), lw.v(), lw.gate()),
-                        transposed(lw.out()),
-                        onePlus(lw.normIn()), headNorms(lw.qNorm(), g.numHeads(), lw.kNorm(), g.numKvHeads()), onePlus(lw.postNorm()),
-                        onePlus(lw.preHada()),
-                        vector(Arrays.copyOf(lw.d1(), d)), vector(lw.d2()), vector(Arrays.copyOf(lw.d3(), d)),
-                        vector(Arrays.copyOfRange(w.bPre, l * lanes, (l + 1) * lanes)), vector(preOffset),
-                        vector(Arrays.copyOfRange(w.bPost, l * lanes, (l + 1) * lanes)), vector(postOffset),
-                        vector(Arrays.copyOfRange(w.bRes, l * lanes * lanes, (l + 1) * lanes * lanes)));
+                layers[l] = new Layer(transposed(lw.phiPre(), lw.phiPost(), lw.phiRes()), transposed(lw.q(), lw.k(), lw.v(), lw.gate()),
+                        transposed(lw.out()), vector(lw.d2()));
             }
             engrams = new EngramSite[w.engrams.length];
-            for (int s = 0; s < engrams.length; s++) {
-                float[] taps = w.engrams[s].taps();
-                NDArray[] tapRows = new NDArray[g.engramConvTaps()];
-                for (int j = 0; j < tapRows.length; j++) tapRows[j] = vector(Arrays.copyOfRange(taps, j * d, (j + 1) * d));
-                engrams[s] = new EngramSite(transposed(w.engrams[s].key(), w.engrams[s].value()), tapRows);
-            }
-            finalNorm = onePlus(w.finalNorm);
+            for (int s = 0; s < engrams.length; s++) engrams[s] = new EngramSite(transposed(w.engrams[s].key(), w.engrams[s].value()));
             embeddingT = transposed(w.embedding);
             int bitsA = Integer.numberOfTrailingZeros(n) / 2;
             int a = 1 << bitsA, b = n >> bitsA;
@@ -115,23 +88,6 @@ final class DenseWeights implements AutoCloseable {
             }
         }
         return owned(out, new Shape(cols, total));
-    }
-
-    /** {@code [heads + kvHeads, head_dim]}: {@code 1 + q_norm} for every query head, then {@code 1 + k_norm} for every key head. */
-    private NDArray headNorms(float[] qNorm, int heads, float[] kNorm, int kvHeads) {
-        int n = qNorm.length;
-        float[] v = new float[(heads + kvHeads) * n];
-        for (int h = 0; h < heads + kvHeads; h++) {
-            float[] gain = h < heads ? qNorm : kNorm;
-            for (int i = 0; i < n; i++) v[h * n + i] = 1f + gain[i];
-        }
-        return owned(v, new Shape(heads + kvHeads, n));
-    }
-
-    private NDArray onePlus(float[] gain) {
-        float[] v = new float[gain.length];
-        for (int i = 0; i < v.length; i++) v[i] = 1f + gain[i];
-        return vector(v);
     }
 
     private NDArray vector(float[] v) {

@@ -1,27 +1,38 @@
 package dev.needlewb.engine;
 
 import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Activation;
 import dev.needlewb.converter.model.EngramHash;
 import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
-import dev.needlewb.engine.layer.Engram;
 import dev.needlewb.engine.layer.Norms;
+import dev.needlewb.engine.layer.Rope;
 import dev.needlewb.engine.layer.Sinkhorn;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.stream.IntStream;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The full-sequence forward of a prompt from position 0 in float32 torch ops: the function
- * {@link Session#step} computes in exact mode, for all positions at once (SPEC section 2 with the
- * engine's window and sinks). Every intermediate is created in the caller's {@link NDManager} (each
- * op is called on an activation, so results attach to the activation's manager; the two products
- * with a weight on the left are moved there explicitly) and each layer's are freed when it ends.
- * The embedding rows and engram table rows are gathered with the engine's decoder; the 4x4
- * Sinkhorn runs per position with the engine's own {@link Sinkhorn}. Keys and values of each layer
- * go to a {@link KvSink} as soon as they exist.
+ * The full-sequence forward of a prompt from position 0 in float32: the function {@link Session#step}
+ * computes in exact mode, for all positions at once (SPEC section 2 with the engine's window and
+ * sinks). The products with weight matrices (and the attention's two batched products) are libtorch
+ * GEMMs; everything between them (norms, mHC coefficients and mixing, rotation, masked softmax,
+ * gates, residuals, the engram's gather and convolution) runs here as one fused pass over the
+ * positions per step, split over the engine's threads, on Java arrays. A GEMM reads its input from
+ * a direct buffer the step wrote (a libtorch tensor over the same memory, no copy) and its result is
+ * copied out once. Few, large libtorch calls matter: each op costs a JNI call and a wake-up of
+ * libtorch's OpenMP workers, which sleep between ops (see {@link TorchRuntime}).
+ *
+ * <p>The engine's own float32 building blocks are used where they are per position already (the
+ * {@link Sinkhorn}, {@link Rope}, the CQ row decoder); norms and gates follow {@link Norms}'
+ * formulas with vector sums. Keys and values of each layer go to a {@link KvSink} as soon as they exist.
  */
 final class TorchForward {
     /** Receives {@code k} and {@code v} of one layer, {@code [positions, kv_dim]} row-major. */
@@ -29,22 +40,29 @@ final class TorchForward {
         void layer(int layer, float[] k, float[] v);
     }
 
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+
     private final ModelWeights w;
     private final DenseWeights dense;
     private final Geometry g;
-    private final int d, lanes, heads, kvHeads, headDim, half;
+    private final int threads;
+    private final int d, lanes, heads, kvHeads, headDim, group, qDim, kvDim, qkvgDim;
     private final int[] siteOfLayer;
 
-    TorchForward(ModelWeights w, DenseWeights dense) {
+    TorchForward(ModelWeights w, DenseWeights dense, int threads) {
         this.w = w;
         this.dense = dense;
         this.g = w.g;
+        this.threads = Math.max(1, threads);
         d = g.dModel();
         lanes = g.mhcLanes();
         heads = g.numHeads();
         kvHeads = g.numKvHeads();
         headDim = g.headDim();
-        half = headDim / 2;
+        group = heads / kvHeads;
+        qDim = g.qDim();
+        kvDim = g.kvDim();
+        qkvgDim = 2 * qDim + 2 * kvDim;
         siteOfLayer = new int[g.numLayers()];
         java.util.Arrays.fill(siteOfLayer, -1);
         for (int s = 0; s < g.numEngramSites(); s++) siteOfLayer[g.engramSites()[s]] = s;
@@ -53,230 +71,485 @@ final class TorchForward {
     /**
      * Runs {@code tokens} (positions 0..T-1) with the attention pattern of {@code window} and
      * {@code sinks} (window 0 = causal only). Returns the logits {@code [T, vocab]} when
-     * {@code allLogits}, else those of the last position {@code [1, vocab]}.
+     * {@code allLogits}, else those of the last position {@code [vocab]}, row-major.
      */
-    NDArray run(NDManager m, int[] tokens, int window, int sinks, boolean allLogits, KvSink kv, BatchTaps taps) {
-        int t = tokens.length;
-        NDArray x = m.create(embeddings(tokens), new Shape(t, d));
-        taps.record("embed", x, d);
-        NDArray lanesX = x.expandDims(1).repeat(1, lanes);
-        Rotation rope = rotation(m, t);
-        NDArray mask = m.create(mask(t, window, sinks), new Shape(t, t));
-        for (int l = 0; l < g.numLayers(); l++) {
-            // Each layer's intermediates live in their own manager, freed when the layer ends, so
-            // libtorch reuses their memory instead of touching fresh pages layer after layer.
-            try (NDManager lm = m.newSubManager()) {
-                lanesX.attach(lm);
-                lanesX = layer(lm, l, tokens, lanesX, rope, mask, kv, taps);
-                lanesX.attach(m);
+    float[] run(NDManager m, int[] tokens, int window, int sinks, boolean allLogits, KvSink kv, BatchTaps taps) {
+        Pass p = new Pass(m, tokens, window, sinks, kv, taps);
+        return p.run(allLogits);
+    }
+
+    /** One prompt's buffers and steps. */
+    private final class Pass {
+        private final NDManager root;
+        /** The manager of the layer being computed: its tensors are freed when the layer ends. */
+        private NDManager m;
+        private final int[] tokens;
+        private final int t, window, sinks;
+        private final KvSink kv;
+        private final BatchTaps taps;
+        private final Rope rope;
+        /** The lanes [T, lanes, d], this layer's and the next's. */
+        private float[] x, next;
+        private final float[] u, bx, hpre, hpost, mix, coef, qkvg, queries, k, v, scores, attn, o, block, alpha;
+        private final Staged lanesIn, rowsIn, qIn, kIn, vIn, scoresIn, oIn;
+
+        Pass(NDManager m, int[] tokens, int window, int sinks, KvSink kv, BatchTaps taps) {
+            this.root = m;
+            this.m = m;
+            this.tokens = tokens;
+            this.t = tokens.length;
+            this.window = window;
+            this.sinks = sinks;
+            this.kv = kv;
+            this.taps = taps;
+            rope = new Rope(headDim, t, g.ropeTheta());
+            x = new float[t * lanes * d];
+            next = new float[t * lanes * d];
+            u = new float[t * d];
+            bx = new float[t * d];
+            hpre = new float[t * lanes];
+            hpost = new float[t * lanes];
+            mix = new float[t * lanes * lanes];
+            coef = new float[t * (2 * lanes + lanes * lanes)];
+            qkvg = new float[t * qkvgDim];
+            queries = new float[t * qDim];
+            k = new float[t * kvDim];
+            v = new float[t * kvDim];
+            scores = new float[kvHeads * group * t * t];
+            attn = new float[kvHeads * group * t * headDim];
+            o = new float[t * qDim];
+            block = new float[t * d];
+            alpha = new float[t];
+            lanesIn = new Staged(t * lanes * d);
+            rowsIn = new Staged(t * Math.max(dense.hadamardRows * (int) dense.hadamardB.getShape().get(0), engramWidth()));
+            qIn = new Staged(t * qDim);
+            kIn = new Staged(t * kvDim);
+            vIn = new Staged(t * kvDim);
+            scoresIn = new Staged(kvHeads * group * t * t);
+            oIn = new Staged(t * qDim);
+        }
+
+        float[] run(boolean allLogits) {
+            embed();
+            for (int l = 0; l < g.numLayers(); l++) {
+                try (NDManager lm = root.newSubManager()) {
+                    m = lm;
+                    layer(l);
+                }
             }
-        }
-
-        NDArray h = zcn(lanesX.sum(new int[] {1}).div(lanes), dense.finalNorm);
-        taps.record("final.norm", h, d);
-        if (allLogits || taps.wants("logits")) {
-            NDArray logits = h.matMul(dense.embeddingT);
+            m = root;
+            // h = ZCN(mean of the lanes) for the positions whose logits are wanted.
+            boolean every = allLogits || taps.wants("logits") || taps.wants("final.norm");
+            int from = every ? 0 : t - 1;
+            float[] h = new float[(t - from) * d];
+            for (int pos = from; pos < t; pos++) {
+                int at = (pos - from) * d;
+                for (int i = 0; i < d; i++) {
+                    float s = 0f;
+                    for (int lane = 0; lane < lanes; lane++) s += x[(pos * lanes + lane) * d + i];
+                    h[at + i] = s / lanes;
+                }
+                zcn(h, at, d, w.finalNorm, h, at);
+            }
+            taps.record("final.norm", h, d);
+            float[] logits = product(rowsIn, h, new Shape(t - from, d), dense.embeddingT, new float[(t - from) * g.vocab()]);
             taps.record("logits", logits, g.vocab());
-            return allLogits ? logits : logits.get(new NDIndex("{}:", t - 1));
+            if (allLogits || from == t - 1) return logits;
+            return java.util.Arrays.copyOfRange(logits, (t - 1) * g.vocab(), t * g.vocab());
         }
-        return h.get(new NDIndex("{}:", t - 1)).matMul(dense.embeddingT);
-    }
 
-    private record Rotation(NDArray cos, NDArray sin) {}
-
-    private NDArray layer(NDManager m, int l, int[] tokens, NDArray lanesX, Rotation rope, NDArray mask, KvSink kv,
-            BatchTaps taps) {
-        DenseWeights.Layer lw = dense.layers[l];
-        int t = tokens.length;
-        String name = String.format("layer%02d.", l);
-        taps.record(name + "lanes_in", lanesX, lanes, d);
-
-        // mHC coefficients from the normalized flattened lanes, the rms division moved past the GEMM
-        // onto its [T, 24] result (one pass less over the [T, lanes * d] lanes).
-        NDArray flat = lanesX.reshape(t, (long) lanes * d);
-        NDList coef = flat.matMul(lw.phiT()).divi(rms(flat)).split(new long[] {lanes, 2L * lanes}, 1);
-        NDArray hpre = Activation.sigmoid(coef.get(0).mul(w.aPre[l]).addi(lw.preBias()).addi(lw.preOffset()));
-        NDArray hpost = Activation.sigmoid(coef.get(1).mul(w.aPost[l]).addi(lw.postBias()).addi(lw.postOffset())).muli(2f);
-        float[] res = coef.get(2).mul(w.aRes[l]).add(lw.resBias()).toFloatArray();
-        taps.record(name + "hpre", hpre, lanes);
-        NDArray u = hpre.expandDims(1).matMul(lanesX).reshape(t, d);
-        taps.record(name + "u", u, d);
-
-        NDArray bx = u;
-        int site = siteOfLayer[l];
-        if (site >= 0) bx = injectEngram(m, site, tokens, u, name, taps);
-
-        bx = attention(l, bx, rope, mask, kv, name, taps);
-        bx = hadamardMlp(m, lw, bx);
-        taps.record(name + "block_out", bx, d);
-
-        // mHC update: X = sinkhorn(A) X + hpost * (block(u) - u).
-        NDArray sink = sinkhorn(m, res, t);
-        taps.record(name + "hpost", hpost, lanes);
-        taps.record(name + "sinkhorn", sink, lanes, lanes);
-        NDArray out = sink.matMul(lanesX).addi(hpost.expandDims(2).mul(bx.sub(u).expandDims(1)));
-        taps.record(name + "lanes_out", out, lanes, d);
-        return out;
-    }
-
-    /** {@code x + sigmoid(attn_gate) * ZCN(attention(ZCN(x)))}, passing the layer's keys and values to {@code kv}. */
-    private NDArray attention(int l, NDArray x, Rotation rope, NDArray mask, KvSink kv, String name, BatchTaps taps) {
-        DenseWeights.Layer lw = dense.layers[l];
-        long t = x.getShape().get(0);
-        NDList p = zcn(x, lw.normIn()).matMul(lw.qkvgT()).split(new long[] {g.qDim() + g.kvDim(), g.qDim() + 2L * g.kvDim()}, 1);
-        // Query and key heads side by side [T, heads + kv_heads, head_dim]: one norm, one rotation.
-        NDArray qk = rotate(zcn(p.get(0).reshape(t, heads + kvHeads, headDim), lw.qkNorm()), rope);
-        NDArray q = qk.get(new NDIndex(":, :{}", heads));
-        NDArray k = qk.get(new NDIndex(":, {}:", heads));
-        NDArray v = p.get(1).reshape(t, kvHeads, headDim);
-        taps.record(name + "attn.q", q, heads, headDim);
-        taps.record(name + "attn.k", k, kvHeads, headDim);
-        taps.record(name + "attn.v", v, kvHeads, headDim);
-        kv.layer(l, k.toFloatArray(), v.toFloatArray());
-        // Grouped queries: the `group` query heads of a kv head are stacked along the rows, [kv_heads, group * T, head_dim].
-        int group = heads / kvHeads;
-        // The 1/sqrt(head_dim) scale goes on the queries, [T, heads, head_dim], a quarter of the scores' size at T = 256.
-        NDArray scores = q.mul((float) (1.0 / Math.sqrt(headDim))).transpose(1, 0, 2).reshape(kvHeads, group * t, headDim)
-                .matMul(k.transpose(1, 2, 0)).reshape(kvHeads, group, t, t).addi(mask);
-        NDArray o = scores.softmax(-1).reshape(kvHeads, group * t, t).matMul(v.transpose(1, 0, 2))
-                .reshape(heads, t, headDim).transpose(1, 0, 2).reshape(t, g.qDim())
-                .muli(Activation.sigmoid(p.get(2)));
-        NDArray attnOut = o.matMul(lw.outT());
-        taps.record(name + "attn.out", attnOut, d);
-        return x.add(zcn(attnOut, lw.postNorm()).mul(Norms.sigmoid(w.layers[l].attnGate())));
-    }
-
-    /**
-     * {@code x + crop(d3 * H silu(d2 * H (d1 * pad(ZCN(x)))))}, with {@code H = H_a (x) H_b} applied to
-     * {@code [T, a, b]} as {@code H_a X H_b}: the padded input has only its first rows of b live and
-     * only the first rows of the output survive the crop, so those products skip the rest.
-     */
-    private NDArray hadamardMlp(NDManager m, DenseWeights.Layer lw, NDArray x) {
-        long t = x.getShape().get(0);
-        int rows = dense.hadamardRows;
-        long b = dense.hadamardB.getShape().get(0), a = dense.hadamardAIn.getShape().get(0);
-        NDArray z = zcn(x, lw.preHada()).muli(lw.d1());
-        if (rows * b > d) z = z.concat(m.zeros(new Shape(t, rows * b - d)), 1);
-        z = leftMul(m, dense.hadamardAIn, z.reshape(t, rows, b).matMul(dense.hadamardB)).reshape(t, a * b).muli(lw.d2());
-        z = leftMul(m, dense.hadamardAOut, Activation.sigmoid(z).muli(z).reshape(t, a, b)).matMul(dense.hadamardB).reshape(t, rows * b);
-        if (rows * b > d) z = z.get(new NDIndex(":, :{}", d));
-        return x.add(z.muli(lw.d3()));
-    }
-
-    /** The mixing matrices {@code [T, lanes, lanes]}: the engine's own {@link Sinkhorn} on each position's logits. */
-    private NDArray sinkhorn(NDManager m, float[] logits, int t) {
-        float[] mix = new float[logits.length];
-        float[] a = new float[lanes * lanes], p = new float[lanes * lanes];
-        for (int pos = 0; pos < t; pos++) {
-            System.arraycopy(logits, pos * a.length, a, 0, a.length);
-            Sinkhorn.apply(a, lanes, p);
-            System.arraycopy(p, 0, mix, pos * a.length, a.length);
+        /** {@code sqrt(d) * E[token]} in every lane. */
+        private void embed() {
+            float[] row = new float[d];
+            float[] scratch = new float[w.embedding.decodeScratchLength()];
+            float scale = (float) Math.sqrt(d);
+            float[] embedded = taps.wants("embed") ? new float[t * d] : null;
+            for (int pos = 0; pos < t; pos++) {
+                w.embedding.decodeRow(tokens[pos], row, 0, scratch);
+                for (int i = 0; i < d; i++) row[i] *= scale;
+                for (int lane = 0; lane < lanes; lane++) System.arraycopy(row, 0, x, (pos * lanes + lane) * d, d);
+                if (embedded != null) System.arraycopy(row, 0, embedded, pos * d, d);
+            }
+            if (embedded != null) taps.record("embed", embedded, d);
         }
-        return m.create(mix, new Shape(t, lanes, lanes));
-    }
 
-    /** {@code u + sigmoid(dot(rms_unit(u), rms_unit(k)) / sqrt(d)) * v} with the site's engram key and conv-mixed value. */
-    private NDArray injectEngram(NDManager m, int site, int[] tokens, NDArray u, String name, BatchTaps taps) {
-        int t = tokens.length;
-        Engram.Weights ew = w.engrams[site];
-        DenseWeights.EngramSite es = dense.engrams[site];
-        int width = ew.key().cols();
-        NDList kv = m.create(engramRows(ew.tables(), tokens), new Shape(t, width)).matMul(es.keyValueT()).split(2, 1);
-        NDArray v0 = kv.get(1);
-        NDArray v = v0.mul(es.taps()[0]);
-        for (int j = 1; j < es.taps().length; j++) {
-            int shift = j * g.engramConvDilation();
-            if (shift >= t) break;
-            NDArray past = m.zeros(new Shape(shift, d)).concat(v0.get(new NDIndex(":{}", t - shift)), 0);
-            v = v.add(past.mul(es.taps()[j]));
+        private void layer(int l) {
+            LayerWeights lw = w.layers[l];
+            DenseWeights.Layer dw = dense.layers[l];
+            String name = String.format("layer%02d.", l);
+            taps.record(name + "lanes_in", x, lanes, d);
+
+            // mHC coefficients: the rms division moved past the GEMM onto its [T, 24] result.
+            int nc = 2 * lanes + lanes * lanes;
+            lanesIn.put(x, t * lanes * d);
+            product(lanesIn, new Shape(t, (long) lanes * d), dw.phiT(), coef);
+            int sel = l % lanes;
+            parallel(t, (from, to) -> {
+                float[] a = new float[lanes * lanes], s = new float[lanes * lanes];
+                for (int pos = from; pos < to; pos++) {
+                    float inv = inverseRms(x, pos * lanes * d, lanes * d);
+                    int c = pos * nc;
+                    for (int i = 0; i < lanes; i++) {
+                        hpre[pos * lanes + i] = Norms.sigmoid(w.aPre[l] * (coef[c + i] * inv) + w.bPre[l * lanes + i] + (i == sel ? 4f : -4f));
+                        hpost[pos * lanes + i] = 2f * Norms.sigmoid(
+                                w.aPost[l] * (coef[c + lanes + i] * inv) + w.bPost[l * lanes + i] + (i == sel ? 0f : -4f));
+                    }
+                    for (int i = 0; i < lanes * lanes; i++) {
+                        a[i] = w.aRes[l] * (coef[c + 2 * lanes + i] * inv) + w.bRes[l * lanes * lanes + i];
+                    }
+                    Sinkhorn.apply(a, lanes, s);
+                    System.arraycopy(s, 0, mix, pos * lanes * lanes, lanes * lanes);
+                    weightedLanes(x, pos, hpre, u);
+                }
+            });
+            taps.record(name + "hpre", hpre, lanes);
+            taps.record(name + "u", u, d);
+
+            System.arraycopy(u, 0, bx, 0, t * d);
+            int site = siteOfLayer[l];
+            if (site >= 0) injectEngram(site, name);
+
+            attention(l, lw, dw, name);
+            hadamardMlp(lw, dw);
+            taps.record(name + "block_out", bx, d);
+
+            // mHC update: X = sinkhorn(A) X + hpost * (block(u) - u).
+            taps.record(name + "hpost", hpost, lanes);
+            taps.record(name + "sinkhorn", mix, lanes, lanes);
+            parallel(t, (from, to) -> {
+                for (int pos = from; pos < to; pos++) mixLanes(pos);
+            });
+            float[] swap = x;
+            x = next;
+            next = swap;
+            taps.record(name + "lanes_out", x, lanes, d);
         }
-        NDArray alpha = Activation.sigmoid(rmsUnit(u).mul(rmsUnit(kv.get(0))).sum(new int[] {1}, true).div((float) Math.sqrt(d)));
-        taps.record(name + "engram_alpha", alpha, 1);
-        return u.add(alpha.mul(v));
-    }
 
-    /** The gathered, concatenated table rows of every position ([T, tables * sub_dim]); zero where the n-gram is not whole. */
-    private float[] engramRows(PackedCqMatrix tables, int[] tokens) {
-        int[] orders = g.engramOrders();
-        int perOrder = g.numEngramTables() / orders.length, sub = tables.cols(), width = g.numEngramTables() * sub;
-        float[] e = new float[tokens.length * width];
-        float[] scratch = new float[tables.decodeScratchLength()];
-        for (int pos = 0; pos < tokens.length; pos++) {
-            for (int oi = 0; oi < orders.length; oi++) {
-                if (pos - (orders[oi] - 1) < 0) continue;
-                for (int h = 0; h < perOrder; h++) {
-                    int table = oi * perOrder + h;
-                    int slot = EngramHash.slot(tokens, pos, orders[oi], table, g.engramSlots());
-                    tables.decodeRow(table * g.engramSlots() + slot, e, pos * width + table * sub, scratch);
+        /** {@code next[pos] = S X[pos] + hpost (bx - u)} for one position. */
+        private void mixLanes(int pos) {
+            int base = pos * lanes * d;
+            for (int i = 0; i < lanes; i++) {
+                int out = base + i * d;
+                float hp = hpost[pos * lanes + i];
+                int c = 0;
+                for (int bound = F.loopBound(d); c < bound; c += F.length()) {
+                    FloatVector acc = FloatVector.zero(F);
+                    for (int j = 0; j < lanes; j++) {
+                        acc = acc.add(FloatVector.fromArray(F, x, base + j * d + c).mul(mix[(pos * lanes + i) * lanes + j]));
+                    }
+                    FloatVector y = FloatVector.fromArray(F, bx, pos * d + c).sub(FloatVector.fromArray(F, u, pos * d + c));
+                    acc.add(y.mul(hp)).intoArray(next, out + c);
+                }
+                for (; c < d; c++) {
+                    float acc = 0f;
+                    for (int j = 0; j < lanes; j++) acc += mix[(pos * lanes + i) * lanes + j] * x[base + j * d + c];
+                    next[out + c] = acc + hp * (bx[pos * d + c] - u[pos * d + c]);
                 }
             }
         }
-        return e;
-    }
 
-    /** {@code sqrt(d) * E[token]} for every token, the engine's decoded rows. */
-    private float[] embeddings(int[] tokens) {
-        float[] x = new float[tokens.length * d];
-        float[] scratch = new float[w.embedding.decodeScratchLength()];
-        float scale = (float) Math.sqrt(d);
-        for (int pos = 0; pos < tokens.length; pos++) {
-            w.embedding.decodeRow(tokens[pos], x, pos * d, scratch);
-            for (int i = pos * d; i < (pos + 1) * d; i++) x[i] *= scale;
-        }
-        return x;
-    }
+        /** {@code bx = x + sigmoid(attn_gate) * ZCN(attention(ZCN(x)))}, passing the layer's keys and values to the sink. */
+        private void attention(int l, LayerWeights lw, DenseWeights.Layer dw, String name) {
+            parallel(t, (from, to) -> {
+                for (int pos = from; pos < to; pos++) zcn(bx, pos * d, d, lw.normIn(), block, pos * d);
+            });
+            rowsIn.put(block, t * d);
+            product(rowsIn, new Shape(t, d), dw.qkvgT(), qkvg);
 
-    /** 0 where the key at column k is visible to the query at row q, -infinity elsewhere (rows always see themselves). */
-    static float[] mask(int t, int window, int sinks) {
-        float[] mask = new float[t * t];
-        for (int q = 0; q < t; q++) {
-            for (int k = 0; k < t; k++) {
-                boolean visible = k <= q && (window == 0 || q - k < window || k < sinks);
-                mask[q * t + k] = visible ? 0f : Float.NEGATIVE_INFINITY;
+            // Per position: head norms and rotation; queries scaled by 1/sqrt(head_dim) into
+            // [kv_heads, group * T, head_dim] (the group's query heads stacked along the rows).
+            float scale = (float) (1.0 / Math.sqrt(headDim));
+            float[] q = taps.wants(name + "attn.q") ? new float[t * qDim] : null;
+            parallel(t, (from, to) -> {
+                float[] row = new float[qDim + kvDim];
+                for (int pos = from; pos < to; pos++) {
+                    int at = pos * qkvgDim;
+                    for (int h = 0; h < heads + kvHeads; h++) {
+                        zcn(qkvg, at + h * headDim, headDim, h < heads ? lw.qNorm() : lw.kNorm(), row, h * headDim);
+                    }
+                    rope.apply(row, 0, heads, pos);
+                    rope.apply(row, qDim, kvHeads, pos);
+                    if (q != null) System.arraycopy(row, 0, q, pos * qDim, qDim);
+                    System.arraycopy(row, qDim, k, pos * kvDim, kvDim);
+                    System.arraycopy(qkvg, at + qDim + kvDim, v, pos * kvDim, kvDim);
+                    for (int h = 0; h < heads; h++) {
+                        int dst = ((h * t) + pos) * headDim;
+                        for (int i = 0; i < headDim; i++) queries[dst + i] = row[h * headDim + i] * scale;
+                    }
+                }
+            });
+            if (q != null) taps.record(name + "attn.q", q, heads, headDim);
+            taps.record(name + "attn.k", k, kvHeads, headDim);
+            taps.record(name + "attn.v", v, kvHeads, headDim);
+            kv.layer(l, k, v);
+
+            qIn.put(queries, t * qDim);
+            kIn.put(k, t * kvDim);
+            vIn.put(v, t * kvDim);
+            try (NDArray qs = qIn.tensor(m, new Shape(kvHeads, (long) group * t, headDim));
+                    NDArray ks = kIn.tensor(m, new Shape(t, kvHeads, headDim));
+                    NDArray kt = ks.transpose(1, 2, 0);
+                    NDArray s = qs.matMul(kt)) {
+                copyOut(s, scores);
             }
-        }
-        return mask;
-    }
-
-    /** RoPE tables for positions 0..t-1 as {@code [t, 1, head_dim]}: {@code [cos, cos]} and {@code [-sin, sin]}, angles as {@link dev.needlewb.engine.layer.Rope}. */
-    private Rotation rotation(NDManager m, int t) {
-        float[] cos = new float[t * headDim], sin = new float[t * headDim];
-        for (int p = 0; p < t; p++) {
-            for (int i = 0; i < half; i++) {
-                double angle = p / Math.pow(g.ropeTheta(), 2.0 * i / headDim);
-                cos[p * headDim + i] = cos[p * headDim + half + i] = (float) Math.cos(angle);
-                sin[p * headDim + i] = -(sin[p * headDim + half + i] = (float) Math.sin(angle));
+            parallel(kvHeads * group * t, (from, to) -> {
+                for (int r = from; r < to; r++) softmaxRow(r);
+            });
+            scoresIn.put(scores, scores.length);
+            try (NDArray ps = scoresIn.tensor(m, new Shape(kvHeads, (long) group * t, t));
+                    NDArray vs = vIn.tensor(m, new Shape(t, kvHeads, headDim));
+                    NDArray vt = vs.transpose(1, 0, 2);
+                    NDArray a = ps.matMul(vt)) {
+                copyOut(a, attn);
             }
+            // Heads back to [T, q_dim], gated by sigmoid(gate).
+            parallel(t, (from, to) -> {
+                for (int pos = from; pos < to; pos++) {
+                    for (int h = 0; h < heads; h++) {
+                        int src = (h * t + pos) * headDim, dst = pos * qDim + h * headDim;
+                        int gate = pos * qkvgDim + qDim + 2 * kvDim + h * headDim;
+                        for (int i = 0; i < headDim; i++) o[dst + i] = attn[src + i] * Norms.sigmoid(qkvg[gate + i]);
+                    }
+                }
+            });
+            oIn.put(o, t * qDim);
+            product(oIn, new Shape(t, qDim), dw.outT(), block);
+            taps.record(name + "attn.out", block, d);
+            float attnGate = Norms.sigmoid(lw.attnGate());
+            parallel(t, (from, to) -> {
+                for (int pos = from; pos < to; pos++) {
+                    zcn(block, pos * d, d, lw.postNorm(), block, pos * d);
+                    for (int i = pos * d; i < (pos + 1) * d; i++) bx[i] += attnGate * block[i];
+                }
+            });
         }
-        return new Rotation(m.create(cos, new Shape(t, 1, headDim)), m.create(sin, new Shape(t, 1, headDim)));
+
+        /** Softmax of score row {@code r} ({@code [kv_head, group, query]}) over the keys its query sees; 0 elsewhere. */
+        private void softmaxRow(int r) {
+            int qpos = r % t, base = r * t;
+            // Visible keys: [0, qpos] without a window; with one, the sinks [0, sinks) and [qpos - window + 1, qpos].
+            int lo = window == 0 ? 0 : Math.max(0, qpos - window + 1);
+            int sinkEnd = window == 0 ? 0 : Math.min(sinks, lo);
+            float max = Float.NEGATIVE_INFINITY;
+            for (int c = 0; c < sinkEnd; c++) max = Math.max(max, scores[base + c]);
+            for (int c = lo; c <= qpos; c++) max = Math.max(max, scores[base + c]);
+            float sum = expShifted(base, 0, sinkEnd, max) + expShifted(base, lo, qpos + 1, max);
+            float inv = 1f / sum;
+            java.util.Arrays.fill(scores, base + sinkEnd, base + lo, 0f);
+            java.util.Arrays.fill(scores, base + qpos + 1, base + t, 0f);
+            scale(scores, base, sinkEnd, inv);
+            scale(scores, base + lo, qpos + 1 - lo, inv);
+        }
+
+        /** {@code scores[base + c] = exp(scores[base + c] - max)} for c in [from, to); returns their sum. */
+        private float expShifted(int base, int from, int to, float max) {
+            FloatVector sum = FloatVector.zero(F);
+            int c = from;
+            for (int bound = from + F.loopBound(to - from); c < bound; c += F.length()) {
+                FloatVector e = FloatVector.fromArray(F, scores, base + c).sub(max).lanewise(VectorOperators.EXP);
+                e.intoArray(scores, base + c);
+                sum = sum.add(e);
+            }
+            float s = sum.reduceLanes(VectorOperators.ADD);
+            for (; c < to; c++) {
+                float e = (float) Math.exp(scores[base + c] - max);
+                scores[base + c] = e;
+                s += e;
+            }
+            return s;
+        }
+
+        /** {@code bx = u + sigmoid(dot(rms_unit(u), rms_unit(k)) / sqrt(d)) * v} with the site's engram key and conv-mixed value. */
+        private void injectEngram(int site, String name) {
+            DenseWeights.EngramSite es = dense.engrams[site];
+            int width = engramWidth();
+            float[] rows = engramRows(w.engrams[site].tables());
+            rowsIn.put(rows, t * width);
+            float[] keyValue = product(rowsIn, new Shape(t, width), es.keyValueT(), new float[t * 2 * d]);
+            float[] tapWeights = w.engrams[site].taps();
+            int dilation = g.engramConvDilation();
+            float rootD = (float) Math.sqrt(d);
+            parallel(t, (from, to) -> {
+                float[] conv = new float[d];
+                for (int pos = from; pos < to; pos++) {
+                    int kv0 = pos * 2 * d;
+                    for (int i = 0; i < d; i++) conv[i] = keyValue[kv0 + d + i] * tapWeights[i];
+                    for (int j = 1; j < g.engramConvTaps(); j++) {
+                        int past = pos - j * dilation;
+                        if (past < 0) break;
+                        for (int i = 0; i < d; i++) conv[i] += keyValue[past * 2 * d + d + i] * tapWeights[j * d + i];
+                    }
+                    float dot = dot(u, pos * d, keyValue, kv0, d) * inverseRms(u, pos * d, d) * inverseRms(keyValue, kv0, d);
+                    float a = Norms.sigmoid(dot / rootD);
+                    alpha[pos] = a;
+                    for (int i = 0; i < d; i++) bx[pos * d + i] = u[pos * d + i] + a * conv[i];
+                }
+            });
+            taps.record(name + "engram_alpha", alpha, 1);
+        }
+
+        /** The gathered, concatenated table rows of every position ([T, tables * sub_dim]); zero where the n-gram is not whole. */
+        private float[] engramRows(PackedCqMatrix tables) {
+            int[] orders = g.engramOrders();
+            int perOrder = g.numEngramTables() / orders.length, sub = tables.cols(), width = engramWidth();
+            float[] e = new float[t * width];
+            float[] scratch = new float[tables.decodeScratchLength()];
+            for (int pos = 0; pos < t; pos++) {
+                for (int oi = 0; oi < orders.length; oi++) {
+                    if (pos - (orders[oi] - 1) < 0) continue;
+                    for (int h = 0; h < perOrder; h++) {
+                        int table = oi * perOrder + h;
+                        int slot = EngramHash.slot(tokens, pos, orders[oi], table, g.engramSlots());
+                        tables.decodeRow(table * g.engramSlots() + slot, e, pos * width + table * sub, scratch);
+                    }
+                }
+            }
+            return e;
+        }
+
+        /**
+         * {@code bx += crop(d3 * H silu(d2 * H (d1 * pad(ZCN(bx)))))}, with {@code H = H_a (x) H_b} applied to
+         * {@code [T, a, b]} as {@code H_a X H_b}: the padded input has only its first rows of b live and
+         * only the first rows of the output survive the crop, so those products skip the rest.
+         */
+        private void hadamardMlp(LayerWeights lw, DenseWeights.Layer dw) {
+            int rows = dense.hadamardRows;
+            long b = dense.hadamardB.getShape().get(0), a = dense.hadamardAIn.getShape().get(0);
+            int padded = (int) (rows * b);
+            float[] in = new float[t * padded];
+            parallel(t, (from, to) -> {
+                for (int pos = from; pos < to; pos++) {
+                    zcn(bx, pos * d, d, lw.preHada(), in, pos * padded);
+                    for (int i = 0; i < d; i++) in[pos * padded + i] *= lw.d1()[i];
+                }
+            });
+            rowsIn.put(in, t * padded);
+            float[] out = new float[t * padded];
+            try (NDArray z0 = rowsIn.tensor(m, new Shape(t, rows, b));
+                    NDArray z1 = z0.matMul(dense.hadamardB);
+                    NDArray z2 = leftMul(dense.hadamardAIn, z1).reshape(t, a * b).muli(dw.d2());
+                    NDArray z3 = Activation.sigmoid(z2).muli(z2).reshape(t, a, b);
+                    NDArray z4 = leftMul(dense.hadamardAOut, z3);
+                    NDArray z5 = z4.matMul(dense.hadamardB)) {
+                copyOut(z5, out);
+            }
+            parallel(t, (from, to) -> {
+                for (int pos = from; pos < to; pos++) {
+                    for (int i = 0; i < d; i++) bx[pos * d + i] += out[pos * padded + i] * lw.d3()[i];
+                }
+            });
+        }
+
+        /** {@code weight @ x} (broadcast over x's leading axes), attached to this pass's manager. */
+        private NDArray leftMul(NDArray weight, NDArray x) {
+            NDArray product = weight.matMul(x);
+            product.attach(m);
+            return product;
+        }
+
+        /** {@code out = in @ weight} for the staged {@code in} of {@code shape}; returns {@code out}. */
+        private float[] product(Staged in, Shape shape, NDArray weight, float[] out) {
+            try (NDArray x = in.tensor(m, shape); NDArray y = x.matMul(weight)) {
+                copyOut(y, out);
+            }
+            return out;
+        }
+
+        private float[] product(Staged in, float[] values, Shape shape, NDArray weight, float[] out) {
+            in.put(values, (int) shape.size());
+            return product(in, shape, weight, out);
+        }
     }
 
-    /**
-     * Rotates halves, {@code [x1 cos - x2 sin, x2 cos + x1 sin]} on {@code [T, heads, head_dim]}, as
-     * {@code x [cos, cos] + [x2, x1] [-sin, sin]} (the same products and sums, negation being exact).
-     */
-    private NDArray rotate(NDArray x, Rotation r) {
-        NDArray swapped = x.get(new NDIndex("..., {}:", half)).concat(x.get(new NDIndex("..., :{}", half)), -1);
-        return x.mul(r.cos()).addi(swapped.muli(r.sin()));
+    private int engramWidth() {
+        return g.numEngramSites() == 0 ? 0 : g.numEngramTables() * w.engrams[0].tables().cols();
     }
 
-    /** {@code weight @ x} (broadcast over x's leading axes), attached to {@code m} rather than to the weight's manager. */
-    private static NDArray leftMul(NDManager m, NDArray weight, NDArray x) {
-        NDArray product = weight.matMul(x);
-        product.attach(m);
-        return product;
+    /** A direct buffer a libtorch tensor reads without a copy: filled from a Java array before each product. */
+    private static final class Staged {
+        private final ByteBuffer bytes;
+
+        Staged(int floats) {
+            bytes = ByteBuffer.allocateDirect(Math.max(1, floats) * Float.BYTES).order(ByteOrder.nativeOrder());
+        }
+
+        void put(float[] values, int n) {
+            bytes.asFloatBuffer().put(values, 0, n);
+        }
+
+        /** A tensor over the buffer's first {@code shape.size()} floats (valid until the next put). */
+        NDArray tensor(NDManager m, Shape shape) {
+            return m.create(bytes.slice(0, Math.toIntExact(shape.size() * Float.BYTES)).order(ByteOrder.nativeOrder()), shape, DataType.FLOAT32);
+        }
     }
 
-    /** {@code x * (1 + gain) / sqrt(mean(x^2) + 1e-6)} over the last axis; {@code onePlusGain} as stored. */
-    private static NDArray zcn(NDArray x, NDArray onePlusGain) {
-        return x.mul(onePlusGain).divi(rms(x));
+    private static void copyOut(NDArray values, float[] out) {
+        values.toByteBuffer(true).asFloatBuffer().get(out, 0, Math.toIntExact(values.size()));
     }
 
-    private static NDArray rmsUnit(NDArray x) {
-        return x.div(rms(x));
+    /** Runs {@code body} over [0, n) split into one contiguous range per thread. */
+    private void parallel(int n, RangeBody body) {
+        if (threads == 1 || n < 2 * threads) {
+            body.run(0, n);
+            return;
+        }
+        IntStream.range(0, threads).parallel().forEach(i -> body.run(n * i / threads, n * (i + 1) / threads));
     }
 
-    private static NDArray rms(NDArray x) {
-        return x.square().mean(new int[] {-1}, true).addi(1e-6f).sqrt();
+    @FunctionalInterface
+    private interface RangeBody {
+        void run(int from, int to);
+    }
+
+    /** {@code u[pos] = sum over lanes of hpre[pos, lane] * x[pos, lane]}. */
+    private void weightedLanes(float[] x, int pos, float[] hpre, float[] u) {
+        int base = pos * lanes * d;
+        int c = 0;
+        for (int bound = F.loopBound(d); c < bound; c += F.length()) {
+            FloatVector acc = FloatVector.zero(F);
+            for (int lane = 0; lane < lanes; lane++) {
+                acc = acc.add(FloatVector.fromArray(F, x, base + lane * d + c).mul(hpre[pos * lanes + lane]));
+            }
+            acc.intoArray(u, pos * d + c);
+        }
+        for (; c < d; c++) {
+            float acc = 0f;
+            for (int lane = 0; lane < lanes; lane++) acc += hpre[pos * lanes + lane] * x[base + lane * d + c];
+            u[pos * d + c] = acc;
+        }
+    }
+
+    /** {@code out = (1 + gain) * x / sqrt(mean(x^2) + 1e-6)} over {@code n} values, as {@link Norms#zcn}. */
+    private static void zcn(float[] x, int off, int n, float[] gain, float[] out, int outOff) {
+        float inv = inverseRms(x, off, n);
+        int i = 0;
+        for (int bound = F.loopBound(n); i < bound; i += F.length()) {
+            FloatVector.fromArray(F, gain, i).add(1f).mul(FloatVector.fromArray(F, x, off + i)).mul(inv).intoArray(out, outOff + i);
+        }
+        for (; i < n; i++) out[outOff + i] = (1f + gain[i]) * x[off + i] * inv;
+    }
+
+    /** {@code 1 / sqrt(mean(x^2) + 1e-6)} over {@code n} values, as {@link Norms}, summed in vector lanes. */
+    private static float inverseRms(float[] x, int off, int n) {
+        return (float) (1.0 / Math.sqrt(dot(x, off, x, off, n) / n + 1e-6));
+    }
+
+    private static float dot(float[] a, int aOff, float[] b, int bOff, int n) {
+        FloatVector acc = FloatVector.zero(F);
+        int i = 0;
+        for (int bound = F.loopBound(n); i < bound; i += F.length()) {
+            acc = FloatVector.fromArray(F, a, aOff + i).fma(FloatVector.fromArray(F, b, bOff + i), acc);
+        }
+        float s = acc.reduceLanes(VectorOperators.ADD);
+        for (; i < n; i++) s += a[aOff + i] * b[bOff + i];
+        return s;
+    }
+
+    private static void scale(float[] a, int off, int n, float factor) {
+        int i = 0;
+        for (int bound = F.loopBound(n); i < bound; i += F.length()) {
+            FloatVector.fromArray(F, a, off + i).mul(factor).intoArray(a, off + i);
+        }
+        for (; i < n; i++) a[off + i] *= factor;
     }
 }

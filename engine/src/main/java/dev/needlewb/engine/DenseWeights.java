@@ -21,8 +21,8 @@ import dev.needlewb.engine.kernel.PackedCqMatrix;
  * projection needs the whole embedding ({@link #embeddingT}).
  */
 final class DenseWeights implements AutoCloseable {
-    /** One block's GEMM operands: phi pre|post|res, Q|K|V|gate and out transposed, and the MLP's d2 diagonal. */
-    record Layer(NDArray phiT, NDArray qkvgT, NDArray outT, NDArray d2) {}
+    /** One block's GEMM operands: phi pre|post|res, Q|K|V|gate and out, transposed. */
+    record Layer(NDArray phiT, NDArray qkvgT, NDArray outT) {}
 
     /** One engram site: key|value projections [tables * sub_dim, 2d]. */
     record EngramSite(NDArray keyValueT) {}
@@ -32,41 +32,20 @@ final class DenseWeights implements AutoCloseable {
     final EngramSite[] engrams;
     /** The tied embedding as {@code [d, vocab]}. */
     final NDArray embeddingT;
-    /**
-     * The orthonormal Hadamard of length hada_n as {@code H_a (x) H_b} with {@code a * b = hada_n}, each
-     * normalized: {@code hadamardB} whole, and of {@code H_a} only what touches the first
-     * {@link #hadamardRows} rows of b (those holding the d_model live entries): its first columns
-     * {@code [a, rows]} (input side, the rest multiply padding zeros) and first rows {@code [rows, a]}
-     * (output side, the rest are cropped).
-     */
-    final NDArray hadamardAIn, hadamardAOut, hadamardB;
-    final int hadamardRows;
 
     DenseWeights(ModelWeights w) {
         Geometry g = w.g;
-        int d = g.dModel(), n = g.hadaN();
         manager = NDManager.newBaseManager(ai.djl.Device.cpu(), TorchRuntime.ENGINE);
         try {
             layers = new Layer[g.numLayers()];
             for (int l = 0; l < layers.length; l++) {
                 LayerWeights lw = w.layers[l];
                 layers[l] = new Layer(transposed(lw.phiPre(), lw.phiPost(), lw.phiRes()), transposed(lw.q(), lw.k(), lw.v(), lw.gate()),
-                        transposed(lw.out()), vector(lw.d2()));
+                        transposed(lw.out()));
             }
             engrams = new EngramSite[w.engrams.length];
             for (int s = 0; s < engrams.length; s++) engrams[s] = new EngramSite(transposed(w.engrams[s].key(), w.engrams[s].value()));
             embeddingT = transposed(w.embedding);
-            int bitsA = Integer.numberOfTrailingZeros(n) / 2;
-            int a = 1 << bitsA, b = n >> bitsA;
-            hadamardRows = (d + b - 1) / b;
-            float[] ha = hadamardValues(a);
-            float[] in = new float[a * hadamardRows], out = new float[hadamardRows * a];
-            for (int i = 0; i < a; i++) {
-                for (int j = 0; j < hadamardRows; j++) in[i * hadamardRows + j] = out[j * a + i] = ha[i * a + j];
-            }
-            hadamardAIn = owned(in, new Shape(a, hadamardRows));
-            hadamardAOut = owned(out, new Shape(hadamardRows, a));
-            hadamardB = owned(hadamardValues(b), new Shape(b, b));
         } catch (RuntimeException e) {
             manager.close();
             throw e;
@@ -88,20 +67,6 @@ final class DenseWeights implements AutoCloseable {
             }
         }
         return owned(out, new Shape(cols, total));
-    }
-
-    private NDArray vector(float[] v) {
-        return owned(v, new Shape(v.length));
-    }
-
-    /** Sylvester {@code H[i][j] = (-1)^popcount(i & j) / sqrt(n)}: symmetric, so {@code x @ H} is the transform. */
-    private static float[] hadamardValues(int n) {
-        float[] h = new float[n * n];
-        float scale = (float) (1.0 / Math.sqrt(n));
-        for (int i = 0; i < n; i++) {
-            for (int j = 0; j < n; j++) h[i * n + j] = (Integer.bitCount(i & j) & 1) == 0 ? scale : -scale;
-        }
-        return h;
     }
 
     /**

@@ -5,9 +5,9 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
-import ai.djl.nn.Activation;
 import dev.needlewb.converter.model.EngramHash;
 import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.engine.kernel.Hadamard;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
 import dev.needlewb.engine.layer.Norms;
 import dev.needlewb.engine.layer.Rope;
@@ -121,7 +121,7 @@ final class TorchForward {
             block = new float[t * d];
             alpha = new float[t];
             lanesIn = new Staged(t * lanes * d);
-            rowsIn = new Staged(t * Math.max(dense.hadamardRows * (int) dense.hadamardB.getShape().get(0), engramWidth()));
+            rowsIn = new Staged(t * Math.max(d, engramWidth()));
             qIn = new Staged(t * qDim);
             kIn = new Staged(t * kvDim);
             vIn = new Staged(t * kvDim);
@@ -210,7 +210,7 @@ final class TorchForward {
             if (site >= 0) injectEngram(site, name);
 
             attention(l, lw, dw, name);
-            hadamardMlp(lw, dw);
+            hadamardMlp(lw);
             taps.record(name + "block_out", bx, d);
 
             // mHC update: X = sinkhorn(A) X + hpost * (block(u) - u).
@@ -308,7 +308,7 @@ final class TorchForward {
                     for (int h = 0; h < heads; h++) {
                         int src = (h * t + pos) * headDim, dst = pos * qDim + h * headDim;
                         int gate = pos * qkvgDim + qDim + 2 * kvDim + h * headDim;
-                        for (int i = 0; i < headDim; i++) o[dst + i] = attn[src + i] * Norms.sigmoid(qkvg[gate + i]);
+                        gated(attn, src, qkvg, gate, o, dst, headDim);
                     }
                 }
             });
@@ -408,43 +408,32 @@ final class TorchForward {
         }
 
         /**
-         * {@code bx += crop(d3 * H silu(d2 * H (d1 * pad(ZCN(bx)))))}, with {@code H = H_a (x) H_b} applied to
-         * {@code [T, a, b]} as {@code H_a X H_b}: the padded input has only its first rows of b live and
-         * only the first rows of the output survive the crop, so those products skip the rest.
+         * {@code bx += crop(d3 * H silu(d2 * H (d1 * pad(ZCN(bx)))))} per position, H the orthonormal
+         * Walsh-Hadamard transform of length hada_n: the native engine's FWHT, with a vector SiLU.
          */
-        private void hadamardMlp(LayerWeights lw, DenseWeights.Layer dw) {
-            int rows = dense.hadamardRows;
-            long b = dense.hadamardB.getShape().get(0), a = dense.hadamardAIn.getShape().get(0);
-            int padded = (int) (rows * b);
-            float[] in = new float[t * padded];
+        private void hadamardMlp(LayerWeights lw) {
+            int n = g.hadaN();
+            float[] d1 = lw.d1(), d2 = lw.d2(), d3 = lw.d3();
             parallel(t, (from, to) -> {
+                float[] z = new float[n];
                 for (int pos = from; pos < to; pos++) {
-                    zcn(bx, pos * d, d, lw.preHada(), in, pos * padded);
-                    for (int i = 0; i < d; i++) in[pos * padded + i] *= lw.d1()[i];
+                    zcn(bx, pos * d, d, lw.preHada(), z, 0);
+                    for (int i = 0; i < d; i++) z[i] *= d1[i];
+                    java.util.Arrays.fill(z, d, n, 0f);
+                    Hadamard.transform(z, 0, n);
+                    int i = 0;
+                    for (int bound = F.loopBound(n); i < bound; i += F.length()) {
+                        FloatVector a = FloatVector.fromArray(F, d2, i).mul(FloatVector.fromArray(F, z, i));
+                        a.div(a.neg().lanewise(VectorOperators.EXP).add(1f)).intoArray(z, i);
+                    }
+                    for (; i < n; i++) {
+                        float a = d2[i] * z[i];
+                        z[i] = a / (1f + (float) Math.exp(-a));
+                    }
+                    Hadamard.transform(z, 0, n);
+                    for (i = 0; i < d; i++) bx[pos * d + i] += d3[i] * z[i];
                 }
             });
-            rowsIn.put(in, t * padded);
-            float[] out = new float[t * padded];
-            try (NDArray z0 = rowsIn.tensor(m, new Shape(t, rows, b));
-                    NDArray z1 = z0.matMul(dense.hadamardB);
-                    NDArray z2 = leftMul(dense.hadamardAIn, z1).reshape(t, a * b).muli(dw.d2());
-                    NDArray z3 = Activation.sigmoid(z2).muli(z2).reshape(t, a, b);
-                    NDArray z4 = leftMul(dense.hadamardAOut, z3);
-                    NDArray z5 = z4.matMul(dense.hadamardB)) {
-                copyOut(z5, out);
-            }
-            parallel(t, (from, to) -> {
-                for (int pos = from; pos < to; pos++) {
-                    for (int i = 0; i < d; i++) bx[pos * d + i] += out[pos * padded + i] * lw.d3()[i];
-                }
-            });
-        }
-
-        /** {@code weight @ x} (broadcast over x's leading axes), attached to this pass's manager. */
-        private NDArray leftMul(NDArray weight, NDArray x) {
-            NDArray product = weight.matMul(x);
-            product.attach(m);
-            return product;
         }
 
         /** {@code out = in @ weight} for the staged {@code in} of {@code shape}; returns {@code out}. */
@@ -543,6 +532,16 @@ final class TorchForward {
         float s = acc.reduceLanes(VectorOperators.ADD);
         for (; i < n; i++) s += a[aOff + i] * b[bOff + i];
         return s;
+    }
+
+    /** {@code out = x * sigmoid(gate)} over {@code n} values. */
+    private static void gated(float[] x, int xOff, float[] gate, int gOff, float[] out, int outOff, int n) {
+        int i = 0;
+        for (int bound = F.loopBound(n); i < bound; i += F.length()) {
+            FloatVector s = FloatVector.fromArray(F, gate, gOff + i).neg().lanewise(VectorOperators.EXP).add(1f);
+            FloatVector.fromArray(F, x, xOff + i).div(s).intoArray(out, outOff + i);
+        }
+        for (; i < n; i++) out[outOff + i] = x[xOff + i] * Norms.sigmoid(gate[gOff + i]);
     }
 
     private static void scale(float[] a, int off, int n, float factor) {

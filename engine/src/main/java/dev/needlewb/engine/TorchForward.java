@@ -22,16 +22,16 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * The full-sequence forward of a prompt from position 0 in float32: the function {@link Session#step}
  * computes in exact mode, for all positions at once (SPEC section 2 with the engine's window and
- * sinks). The products with weight matrices (and the attention's two batched products) are libtorch
- * GEMMs; everything between them (norms, mHC coefficients and mixing, rotation, masked softmax,
- * gates, residuals, the engram's gather and convolution) runs here as one fused pass over the
- * positions per step, split over the engine's threads, on Java arrays. A GEMM reads its input from
- * a direct buffer the step wrote (a libtorch tensor over the same memory, no copy) and its result is
- * copied out once. Few, large libtorch calls matter: each op costs a JNI call and a wake-up of
- * libtorch's OpenMP workers, which sleep between ops (see {@link TorchRuntime}).
+ * sinks). Products with weight matrices run on {@link DenseWeights.Matrix}'s packed vector kernel
+ * (libtorch's MKL takes its AVX2 path on AMD processors: measured 165 GFLOP/s on two Zen 5 cores
+ * against the kernel's ~360); the attention's two batched products are libtorch GEMMs over direct
+ * buffers (no copy in). Everything between them (norms, mHC coefficients and mixing, rotation,
+ * masked softmax, gates, residuals, the engram's gather and convolution, the Hadamard MLP) runs as
+ * one fused pass over the positions per step, split over the engine's threads: a libtorch op per
+ * step would cost a JNI call and a wake-up of its sleeping OpenMP workers (see {@link TorchRuntime}).
  *
  * <p>The engine's own float32 building blocks are used where they are per position already (the
- * {@link Sinkhorn}, {@link Rope}, the CQ row decoder); norms and gates follow {@link Norms}'
+ * {@link Sinkhorn}, {@link Rope}, the FWHT, the CQ row decoder); norms and gates follow {@link Norms}'
  * formulas with vector sums. Keys and values of each layer go to a {@link KvSink} as soon as they exist.
  */
 final class TorchForward {
@@ -90,8 +90,8 @@ final class TorchForward {
         private final Rope rope;
         /** The lanes [T, lanes, d], this layer's and the next's. */
         private float[] x, next;
-        private final float[] u, bx, hpre, hpost, mix, coef, qkvg, queries, k, v, scores, attn, o, block, alpha;
-        private final Staged lanesIn, rowsIn, qIn, kIn, vIn, scoresIn, oIn;
+        private final float[] u, bx, hpre, hpost, mix, queries, k, v, scores, attn, o, normed, alpha;
+        private final Staged qIn, kIn, vIn, scoresIn;
 
         Pass(NDManager m, int[] tokens, int window, int sinks, KvSink kv, BatchTaps taps) {
             this.root = m;
@@ -110,23 +110,18 @@ final class TorchForward {
             hpre = new float[t * lanes];
             hpost = new float[t * lanes];
             mix = new float[t * lanes * lanes];
-            coef = new float[t * (2 * lanes + lanes * lanes)];
-            qkvg = new float[t * qkvgDim];
             queries = new float[t * qDim];
             k = new float[t * kvDim];
             v = new float[t * kvDim];
             scores = new float[kvHeads * group * t * t];
             attn = new float[kvHeads * group * t * headDim];
             o = new float[t * qDim];
-            block = new float[t * d];
+            normed = new float[t * d];
             alpha = new float[t];
-            lanesIn = new Staged(t * lanes * d);
-            rowsIn = new Staged(t * Math.max(d, engramWidth()));
             qIn = new Staged(t * qDim);
             kIn = new Staged(t * kvDim);
             vIn = new Staged(t * kvDim);
             scoresIn = new Staged(kvHeads * group * t * t);
-            oIn = new Staged(t * qDim);
         }
 
         float[] run(boolean allLogits) {
@@ -152,7 +147,7 @@ final class TorchForward {
                 zcn(h, at, d, w.finalNorm, h, at);
             }
             taps.record("final.norm", h, d);
-            float[] logits = product(rowsIn, h, new Shape(t - from, d), dense.embeddingT, new float[(t - from) * g.vocab()]);
+            float[] logits = project(dense.logits, h);
             taps.record("logits", logits, g.vocab());
             if (allLogits || from == t - 1) return logits;
             return java.util.Arrays.copyOfRange(logits, (t - 1) * g.vocab(), t * g.vocab());
@@ -181,8 +176,7 @@ final class TorchForward {
 
             // mHC coefficients: the rms division moved past the GEMM onto its [T, 24] result.
             int nc = 2 * lanes + lanes * lanes;
-            lanesIn.put(x, t * lanes * d);
-            product(lanesIn, new Shape(t, (long) lanes * d), dw.phiT(), coef);
+            float[] coef = project(dw.phi(), x);
             int sel = l % lanes;
             parallel(t, (from, to) -> {
                 float[] a = new float[lanes * lanes], s = new float[lanes * lanes];
@@ -251,10 +245,9 @@ final class TorchForward {
         /** {@code bx = x + sigmoid(attn_gate) * ZCN(attention(ZCN(x)))}, passing the layer's keys and values to the sink. */
         private void attention(int l, LayerWeights lw, DenseWeights.Layer dw, String name) {
             parallel(t, (from, to) -> {
-                for (int pos = from; pos < to; pos++) zcn(bx, pos * d, d, lw.normIn(), block, pos * d);
+                for (int pos = from; pos < to; pos++) zcn(bx, pos * d, d, lw.normIn(), normed, pos * d);
             });
-            rowsIn.put(block, t * d);
-            product(rowsIn, new Shape(t, d), dw.qkvgT(), qkvg);
+            float[] qkvg = project(dw.qkvg(), normed);
 
             // Per position: head norms and rotation; queries scaled by 1/sqrt(head_dim) into
             // [kv_heads, group * T, head_dim] (the group's query heads stacked along the rows).
@@ -312,14 +305,13 @@ final class TorchForward {
                     }
                 }
             });
-            oIn.put(o, t * qDim);
-            product(oIn, new Shape(t, qDim), dw.outT(), block);
-            taps.record(name + "attn.out", block, d);
+            float[] attnOut = project(dw.out(), o);
+            taps.record(name + "attn.out", attnOut, d);
             float attnGate = Norms.sigmoid(lw.attnGate());
             parallel(t, (from, to) -> {
                 for (int pos = from; pos < to; pos++) {
-                    zcn(block, pos * d, d, lw.postNorm(), block, pos * d);
-                    for (int i = pos * d; i < (pos + 1) * d; i++) bx[i] += attnGate * block[i];
+                    zcn(attnOut, pos * d, d, lw.postNorm(), attnOut, pos * d);
+                    for (int i = pos * d; i < (pos + 1) * d; i++) bx[i] += attnGate * attnOut[i];
                 }
             });
         }
@@ -361,11 +353,8 @@ final class TorchForward {
 
         /** {@code bx = u + sigmoid(dot(rms_unit(u), rms_unit(k)) / sqrt(d)) * v} with the site's engram key and conv-mixed value. */
         private void injectEngram(int site, String name) {
-            DenseWeights.EngramSite es = dense.engrams[site];
-            int width = engramWidth();
             float[] rows = engramRows(w.engrams[site].tables());
-            rowsIn.put(rows, t * width);
-            float[] keyValue = product(rowsIn, new Shape(t, width), es.keyValueT(), new float[t * 2 * d]);
+            float[] keyValue = project(dense.engramKeyValue[site], rows);
             float[] tapWeights = w.engrams[site].taps();
             int dilation = g.engramConvDilation();
             float rootD = (float) Math.sqrt(d);
@@ -435,19 +424,17 @@ final class TorchForward {
                 }
             });
         }
+    }
 
-        /** {@code out = in @ weight} for the staged {@code in} of {@code shape}; returns {@code out}. */
-        private float[] product(Staged in, Shape shape, NDArray weight, float[] out) {
-            try (NDArray x = in.tensor(m, shape); NDArray y = x.matMul(weight)) {
-                copyOut(y, out);
-            }
-            return out;
-        }
-
-        private float[] product(Staged in, float[] values, Shape shape, NDArray weight, float[] out) {
-            in.put(values, (int) shape.size());
-            return product(in, shape, weight, out);
-        }
+    /** {@code x @ weight} for the rows of {@code x} ({@code [rows, weight.in()]}), {@code [rows, weight.out()]}, panels split over the threads. */
+    private float[] project(DenseWeights.Matrix weight, float[] x) {
+        int rows = x.length / weight.in();
+        float[] y = new float[rows * weight.stride()];
+        parallel(weight.panels(), (from, to) -> weight.multiply(x, rows, y, from, to));
+        if (weight.stride() == weight.out()) return y;
+        float[] compact = new float[rows * weight.out()];
+        for (int r = 0; r < rows; r++) System.arraycopy(y, r * weight.stride(), compact, r * weight.out(), weight.out());
+        return compact;
     }
 
     private int engramWidth() {

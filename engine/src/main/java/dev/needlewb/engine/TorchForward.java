@@ -90,7 +90,7 @@ final class TorchForward {
         private final Rope rope;
         /** The lanes [T, lanes, d], this layer's and the next's. */
         private float[] x, next;
-        private final float[] u, bx, hpre, hpost, mix, queries, k, v, scores, attn, o, normed, alpha;
+        private final float[] u, bx, hpre, hpost, mix, queries, k, v, keysT, values, scores, attn, o, normed, alpha;
         private final Staged qIn, kIn, vIn, scoresIn;
 
         Pass(NDManager m, int[] tokens, int window, int sinks, KvSink kv, BatchTaps taps) {
@@ -113,6 +113,8 @@ final class TorchForward {
             queries = new float[t * qDim];
             k = new float[t * kvDim];
             v = new float[t * kvDim];
+            keysT = new float[t * kvDim];
+            values = new float[t * kvDim];
             scores = new float[kvHeads * group * t * t];
             attn = new float[kvHeads * group * t * headDim];
             o = new float[t * qDim];
@@ -276,12 +278,20 @@ final class TorchForward {
             taps.record(name + "attn.v", v, kvHeads, headDim);
             kv.layer(l, k, v);
 
+            // Contiguous operands for both batched products: keys as [kv_heads, head_dim, T], values as [kv_heads, T, head_dim].
+            for (int pos = 0; pos < t; pos++) {
+                for (int h = 0; h < kvHeads; h++) {
+                    for (int i = 0; i < headDim; i++) {
+                        keysT[(h * headDim + i) * t + pos] = k[pos * kvDim + h * headDim + i];
+                        values[(h * t + pos) * headDim + i] = v[pos * kvDim + h * headDim + i];
+                    }
+                }
+            }
             qIn.put(queries, t * qDim);
-            kIn.put(k, t * kvDim);
-            vIn.put(v, t * kvDim);
+            kIn.put(keysT, t * kvDim);
+            vIn.put(values, t * kvDim);
             try (NDArray qs = qIn.tensor(m, new Shape(kvHeads, (long) group * t, headDim));
-                    NDArray ks = kIn.tensor(m, new Shape(t, kvHeads, headDim));
-                    NDArray kt = ks.transpose(1, 2, 0);
+                    NDArray kt = kIn.tensor(m, new Shape(kvHeads, headDim, t));
                     NDArray s = qs.matMul(kt)) {
                 copyOut(s, scores);
             }
@@ -290,9 +300,8 @@ final class TorchForward {
             });
             scoresIn.put(scores, scores.length);
             try (NDArray ps = scoresIn.tensor(m, new Shape(kvHeads, (long) group * t, t));
-                    NDArray vs = vIn.tensor(m, new Shape(t, kvHeads, headDim));
-                    NDArray vt = vs.transpose(1, 0, 2);
-                    NDArray a = ps.matMul(vt)) {
+                    NDArray vs = vIn.tensor(m, new Shape(kvHeads, t, headDim));
+                    NDArray a = ps.matMul(vs)) {
                 copyOut(a, attn);
             }
             // Heads back to [T, q_dim], gated by sigmoid(gate).

@@ -1,23 +1,20 @@
 package dev.needlewb.engine;
 
-import ai.djl.ndarray.NDManager;
-import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.engine.layer.KvCache;
 
 /**
  * Prefill of a whole prompt at once: the same function as {@link Session#prefill} in exact mode,
- * computed as float32 GEMMs over all positions instead of one matrix-vector product per token. It leaves the session exactly where native prefill would:
- * the keys and values of every position written through the session's {@link KvCache} (so an int8
+ * computed as float32 GEMMs over all positions instead of one matrix-vector product per token. It
+ * leaves the session exactly where native prefill would: the keys and values of every position written through the session's {@link KvCache} (so an int8
  * session quantizes them the same way), the token history and engram state in place, the position
  * after the prompt; {@link Session#step} then decodes natively.
  *
  * <p>The arithmetic is float32 throughout, whatever the engine's mode: an int8 engine gets a float32
- * prefill (no int8 activations) and stores its K/V in int8 as usual. The products with weight
- * matrices run on a packed Java vector kernel ({@link DenseWeights}); the attention's batched
- * products run in DJL's PyTorch engine, libtorch loaded offline from the {@code pytorch-native-cpu}
- * jar ({@link TorchRuntime}), its intra-op thread count set to the engine's threads. Opening one
- * builds dense float32 copies of the CQ matrices off-heap ({@link DenseWeights}), the one place
- * dense weights exist; {@link #close} frees them. The native engine and its no-dense-copy guarantee are unaffected.
+ * prefill (no int8 activations) and stores its K/V in int8 as usual. Every product runs on a
+ * packed Java vector kernel ({@link DenseWeights}) on the engine's threads, the rest in fused
+ * vector passes ({@link TorchForward}); no native library is involved. Opening one builds dense
+ * float32 copies of the CQ matrices off-heap ({@link DenseWeights}), the one place dense weights
+ * exist; {@link #close} frees them. The native engine and its no-dense-copy guarantee are unaffected.
  *
  * <p>A batch prefill starts a fresh session (position 0); one prompt at a time per instance.
  */
@@ -25,22 +22,15 @@ public final class BatchPrefill implements Prefill, AutoCloseable {
     private final ModelWeights weights;
     private final DenseWeights dense;
     private final TorchForward forward;
-    private final NDManager manager;
 
     private BatchPrefill(ModelWeights weights, int threads) {
         this.weights = weights;
         this.dense = new DenseWeights(weights);
         this.forward = new TorchForward(weights, dense, threads);
-        this.manager = NDManager.newBaseManager(ai.djl.Device.cpu(), TorchRuntime.ENGINE);
     }
 
-    /**
-     * Loads libtorch if needed and builds the dense weights of {@code engine}'s model.
-     *
-     * @throws WorkbenchException when libtorch cannot be loaded from the classpath
-     */
-    public static BatchPrefill open(Engine engine) throws WorkbenchException {
-        TorchRuntime.start(engine.options().threads());
+    /** Builds the dense weights of {@code engine}'s model; prompts run on the engine's thread count. */
+    public static BatchPrefill open(Engine engine) {
         return new BatchPrefill(engine.weights(), engine.options().threads());
     }
 
@@ -86,16 +76,13 @@ public final class BatchPrefill implements Prefill, AutoCloseable {
                 if (pos >= keepFrom || pos < cache.sinks()) cache.write(layer, pos, k, pos * width, v, pos * width);
             }
         };
-        try (NDManager m = manager.newSubManager()) {
-            float[] out = forward.run(m, tokens, cache.window(), cache.sinks(), allLogits, kv, taps);
-            session.adoptPrefix(tokens);
-            return out;
-        }
+        float[] out = forward.run(tokens, cache.window(), cache.sinks(), allLogits, kv, taps);
+        session.adoptPrefix(tokens);
+        return out;
     }
 
     @Override
     public synchronized void close() {
-        manager.close();
         dense.close();
     }
 }

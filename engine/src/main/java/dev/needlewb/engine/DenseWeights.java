@@ -25,7 +25,7 @@ final class DenseWeights implements AutoCloseable {
     /** Output columns per packed panel: two vectors. */
     static final int PANEL = 2 * F.length();
     /** Rows per register block of the kernel (with two vectors each: 16 accumulators). */
-    private static final int BLOCK = 8;
+    static final int BLOCK = 8;
 
     /** One block's GEMM operands: phi pre|post|res, Q|K|V|gate and out. */
     record Layer(Matrix phi, Matrix qkvg, Matrix out) {}
@@ -74,78 +74,82 @@ final class DenseWeights implements AutoCloseable {
         void multiply(float[] x, int rows, float[] y, int fromPanel, int toPanel) {
             for (int p = fromPanel; p < toPanel; p++) {
                 long base = (long) p * in * PANEL * Float.BYTES;
-                int r = 0;
-                for (; r + BLOCK <= rows; r += BLOCK) block(x, r, y, p, base);
-                for (; r < rows; r++) row(x, r, y, p, base);
+                int r = 0, s = stride();
+                for (; r + BLOCK <= rows; r += BLOCK) block(x, r * in, in, packed, base, in, y, r * s + p * PANEL, s);
+                for (; r < rows; r++) row(x, r * in, packed, base, in, y, r * s + p * PANEL);
             }
         }
+    }
 
-        private void block(float[] x, int r, float[] y, int p, long base) {
-            FloatVector a0 = FloatVector.zero(F), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
-            FloatVector e0 = a0, e1 = a0, f0 = a0, f1 = a0, g0 = a0, g1 = a0, h0 = a0, h1 = a0;
-            int n = in, x0 = r * n;
-            long half = (long) F.length() * Float.BYTES;
-            for (int k = 0; k < n; k++) {
-                long at = base + (long) k * PANEL * Float.BYTES;
-                FloatVector w0 = FloatVector.fromMemorySegment(F, packed, at, ByteOrder.nativeOrder());
-                FloatVector w1 = FloatVector.fromMemorySegment(F, packed, at + half, ByteOrder.nativeOrder());
-                FloatVector v = FloatVector.broadcast(F, x[x0 + k]);
-                a0 = w0.fma(v, a0);
-                a1 = w1.fma(v, a1);
-                v = FloatVector.broadcast(F, x[x0 + n + k]);
-                b0 = w0.fma(v, b0);
-                b1 = w1.fma(v, b1);
-                v = FloatVector.broadcast(F, x[x0 + 2 * n + k]);
-                c0 = w0.fma(v, c0);
-                c1 = w1.fma(v, c1);
-                v = FloatVector.broadcast(F, x[x0 + 3 * n + k]);
-                d0 = w0.fma(v, d0);
-                d1 = w1.fma(v, d1);
-                v = FloatVector.broadcast(F, x[x0 + 4 * n + k]);
-                e0 = w0.fma(v, e0);
-                e1 = w1.fma(v, e1);
-                v = FloatVector.broadcast(F, x[x0 + 5 * n + k]);
-                f0 = w0.fma(v, f0);
-                f1 = w1.fma(v, f1);
-                v = FloatVector.broadcast(F, x[x0 + 6 * n + k]);
-                g0 = w0.fma(v, g0);
-                g1 = w1.fma(v, g1);
-                v = FloatVector.broadcast(F, x[x0 + 7 * n + k]);
-                h0 = w0.fma(v, h0);
-                h1 = w1.fma(v, h1);
-            }
-            int s = stride(), at = r * s + p * PANEL, second = F.length();
-            a0.intoArray(y, at);
-            a1.intoArray(y, at + second);
-            b0.intoArray(y, at + s);
-            b1.intoArray(y, at + s + second);
-            c0.intoArray(y, at + 2 * s);
-            c1.intoArray(y, at + 2 * s + second);
-            d0.intoArray(y, at + 3 * s);
-            d1.intoArray(y, at + 3 * s + second);
-            e0.intoArray(y, at + 4 * s);
-            e1.intoArray(y, at + 4 * s + second);
-            f0.intoArray(y, at + 5 * s);
-            f1.intoArray(y, at + 5 * s + second);
-            g0.intoArray(y, at + 6 * s);
-            g1.intoArray(y, at + 6 * s + second);
-            h0.intoArray(y, at + 7 * s);
-            h1.intoArray(y, at + 7 * s + second);
+    /**
+     * The kernel on one panel of a packed {@code [in, PANEL]} block at byte {@code base} of {@code w}:
+     * {@code y[y0 + i * ys + j] = sum over k < kEnd of x[x0 + i * xs + k] * w[k][j]} for the
+     * {@link #BLOCK} rows {@code i}, {@code j < PANEL}. Each output is one float32 FMA chain in k order.
+     */
+    static void block(float[] x, int x0, int xs, MemorySegment w, long base, int kEnd, float[] y, int y0, int ys) {
+        FloatVector a0 = FloatVector.zero(F), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
+        FloatVector e0 = a0, e1 = a0, f0 = a0, f1 = a0, g0 = a0, g1 = a0, h0 = a0, h1 = a0;
+        long half = (long) F.length() * Float.BYTES;
+        for (int k = 0; k < kEnd; k++) {
+            long at = base + (long) k * PANEL * Float.BYTES;
+            FloatVector w0 = FloatVector.fromMemorySegment(F, w, at, ByteOrder.nativeOrder());
+            FloatVector w1 = FloatVector.fromMemorySegment(F, w, at + half, ByteOrder.nativeOrder());
+            FloatVector v = FloatVector.broadcast(F, x[x0 + k]);
+            a0 = w0.fma(v, a0);
+            a1 = w1.fma(v, a1);
+            v = FloatVector.broadcast(F, x[x0 + xs + k]);
+            b0 = w0.fma(v, b0);
+            b1 = w1.fma(v, b1);
+            v = FloatVector.broadcast(F, x[x0 + 2 * xs + k]);
+            c0 = w0.fma(v, c0);
+            c1 = w1.fma(v, c1);
+            v = FloatVector.broadcast(F, x[x0 + 3 * xs + k]);
+            d0 = w0.fma(v, d0);
+            d1 = w1.fma(v, d1);
+            v = FloatVector.broadcast(F, x[x0 + 4 * xs + k]);
+            e0 = w0.fma(v, e0);
+            e1 = w1.fma(v, e1);
+            v = FloatVector.broadcast(F, x[x0 + 5 * xs + k]);
+            f0 = w0.fma(v, f0);
+            f1 = w1.fma(v, f1);
+            v = FloatVector.broadcast(F, x[x0 + 6 * xs + k]);
+            g0 = w0.fma(v, g0);
+            g1 = w1.fma(v, g1);
+            v = FloatVector.broadcast(F, x[x0 + 7 * xs + k]);
+            h0 = w0.fma(v, h0);
+            h1 = w1.fma(v, h1);
         }
+        int second = F.length();
+        a0.intoArray(y, y0);
+        a1.intoArray(y, y0 + second);
+        b0.intoArray(y, y0 + ys);
+        b1.intoArray(y, y0 + ys + second);
+        c0.intoArray(y, y0 + 2 * ys);
+        c1.intoArray(y, y0 + 2 * ys + second);
+        d0.intoArray(y, y0 + 3 * ys);
+        d1.intoArray(y, y0 + 3 * ys + second);
+        e0.intoArray(y, y0 + 4 * ys);
+        e1.intoArray(y, y0 + 4 * ys + second);
+        f0.intoArray(y, y0 + 5 * ys);
+        f1.intoArray(y, y0 + 5 * ys + second);
+        g0.intoArray(y, y0 + 6 * ys);
+        g1.intoArray(y, y0 + 6 * ys + second);
+        h0.intoArray(y, y0 + 7 * ys);
+        h1.intoArray(y, y0 + 7 * ys + second);
+    }
 
-        private void row(float[] x, int r, float[] y, int p, long base) {
-            FloatVector a0 = FloatVector.zero(F), a1 = a0;
-            long half = (long) F.length() * Float.BYTES;
-            for (int k = 0; k < in; k++) {
-                long at = base + (long) k * PANEL * Float.BYTES;
-                FloatVector v = FloatVector.broadcast(F, x[r * in + k]);
-                a0 = FloatVector.fromMemorySegment(F, packed, at, ByteOrder.nativeOrder()).fma(v, a0);
-                a1 = FloatVector.fromMemorySegment(F, packed, at + half, ByteOrder.nativeOrder()).fma(v, a1);
-            }
-            int at = r * stride() + p * PANEL;
-            a0.intoArray(y, at);
-            a1.intoArray(y, at + F.length());
+    /** {@link #block} for the one row at {@code x0}. */
+    static void row(float[] x, int x0, MemorySegment w, long base, int kEnd, float[] y, int y0) {
+        FloatVector a0 = FloatVector.zero(F), a1 = a0;
+        long half = (long) F.length() * Float.BYTES;
+        for (int k = 0; k < kEnd; k++) {
+            long at = base + (long) k * PANEL * Float.BYTES;
+            FloatVector v = FloatVector.broadcast(F, x[x0 + k]);
+            a0 = FloatVector.fromMemorySegment(F, w, at, ByteOrder.nativeOrder()).fma(v, a0);
+            a1 = FloatVector.fromMemorySegment(F, w, at + half, ByteOrder.nativeOrder()).fma(v, a1);
         }
+        a0.intoArray(y, y0);
+        a1.intoArray(y, y0 + F.length());
     }
 
     /** The matrices (same cols = in) decoded and packed side by side: their rows are the output columns. */

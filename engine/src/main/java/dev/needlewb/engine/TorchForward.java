@@ -1,10 +1,5 @@
 package dev.needlewb.engine;
 
-import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.index.NDIndex;
-import ai.djl.ndarray.types.DataType;
-import ai.djl.ndarray.types.Shape;
 import dev.needlewb.converter.model.EngramHash;
 import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.engine.kernel.Hadamard;
@@ -12,8 +7,7 @@ import dev.needlewb.engine.kernel.PackedCqMatrix;
 import dev.needlewb.engine.layer.Norms;
 import dev.needlewb.engine.layer.Rope;
 import dev.needlewb.engine.layer.Sinkhorn;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import java.lang.foreign.MemorySegment;
 import java.util.stream.IntStream;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
@@ -22,13 +16,17 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * The full-sequence forward of a prompt from position 0 in float32: the function {@link Session#step}
  * computes in exact mode, for all positions at once (SPEC section 2 with the engine's window and
- * sinks). Products with weight matrices run on {@link DenseWeights.Matrix}'s packed vector kernel
- * (libtorch's MKL takes its AVX2 path on AMD processors: measured 165 GFLOP/s on two Zen 5 cores
- * against the kernel's ~360); the attention's two batched products are libtorch GEMMs over direct
- * buffers (no copy in). Everything between them (norms, mHC coefficients and mixing, rotation,
- * masked softmax, gates, residuals, the engram's gather and convolution, the Hadamard MLP) runs as
- * one fused pass over the positions per step, split over the engine's threads: a libtorch op per
- * step would cost a JNI call and a wake-up of its sleeping OpenMP workers (see {@link TorchRuntime}).
+ * sinks). Every product runs on {@link DenseWeights}' packed vector kernel: the weight matrices, and
+ * per head the attention's scores and weighted values on the keys and values packed the same way
+ * (causal: a block of queries reads only the key panels up to its last position). Everything between
+ * the products (norms, mHC coefficients and mixing, rotation, masked softmax, gates, residuals, the
+ * engram's gather and convolution, the Hadamard MLP) runs as one fused pass over the positions per
+ * step. Both are split over the engine's threads.
+ *
+ * <p>Why not libtorch (DJL's PyTorch engine, this path's first form): its MKL takes the AVX2 sgemm
+ * on AMD processors whatever MKL_CBWR or MKL_ENABLE_INSTRUCTIONS say (256x512x1536: 91 GFLOP/s on
+ * one Zen 5 core, 165 on two, against this kernel's ~200 and ~360; the core's 512-bit FMA peak
+ * measures 219), and each of the ~100 small ops per layer cost a JNI call and an OpenMP wake-up.
  *
  * <p>The engine's own float32 building blocks are used where they are per position already (the
  * {@link Sinkhorn}, {@link Rope}, the FWHT, the CQ row decoder); norms and gates follow {@link Norms}'
@@ -41,6 +39,7 @@ final class TorchForward {
     }
 
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+    private static final int PANEL = DenseWeights.PANEL, BLOCK = DenseWeights.BLOCK;
 
     private final ModelWeights w;
     private final DenseWeights dense;
@@ -73,16 +72,13 @@ final class TorchForward {
      * {@code sinks} (window 0 = causal only). Returns the logits {@code [T, vocab]} when
      * {@code allLogits}, else those of the last position {@code [vocab]}, row-major.
      */
-    float[] run(NDManager m, int[] tokens, int window, int sinks, boolean allLogits, KvSink kv, BatchTaps taps) {
-        Pass p = new Pass(m, tokens, window, sinks, kv, taps);
+    float[] run(int[] tokens, int window, int sinks, boolean allLogits, KvSink kv, BatchTaps taps) {
+        Pass p = new Pass(tokens, window, sinks, kv, taps);
         return p.run(allLogits);
     }
 
     /** One prompt's buffers and steps. */
     private final class Pass {
-        private final NDManager root;
-        /** The manager of the layer being computed: its tensors are freed when the layer ends. */
-        private NDManager m;
         private final int[] tokens;
         private final int t, window, sinks;
         private final KvSink kv;
@@ -90,12 +86,12 @@ final class TorchForward {
         private final Rope rope;
         /** The lanes [T, lanes, d], this layer's and the next's. */
         private float[] x, next;
-        private final float[] u, bx, hpre, hpost, mix, queries, k, v, keysT, values, scores, attn, o, normed, alpha;
-        private final Staged qIn, kIn, vIn, scoresIn;
+        private final float[] u, bx, hpre, hpost, mix, queries, k, v, keyPanels, valuePanels, o, normed, alpha;
+        private final MemorySegment keySegment, valueSegment;
+        /** Panels of positions (keys) and of head dims (values), and the row strides of the scores and head outputs. */
+        private final int keyPanelCount, valuePanelCount, keyStride, valueStride;
 
-        Pass(NDManager m, int[] tokens, int window, int sinks, KvSink kv, BatchTaps taps) {
-            this.root = m;
-            this.m = m;
+        Pass(int[] tokens, int window, int sinks, KvSink kv, BatchTaps taps) {
             this.tokens = tokens;
             this.t = tokens.length;
             this.window = window;
@@ -113,28 +109,22 @@ final class TorchForward {
             queries = new float[t * qDim];
             k = new float[t * kvDim];
             v = new float[t * kvDim];
-            keysT = new float[t * kvDim];
-            values = new float[t * kvDim];
-            scores = new float[kvHeads * group * t * t];
-            attn = new float[kvHeads * group * t * headDim];
+            keyPanelCount = (t + PANEL - 1) / PANEL;
+            valuePanelCount = (headDim + PANEL - 1) / PANEL;
+            keyStride = keyPanelCount * PANEL;
+            valueStride = valuePanelCount * PANEL;
+            keyPanels = new float[kvHeads * keyPanelCount * headDim * PANEL];
+            valuePanels = new float[kvHeads * valuePanelCount * t * PANEL];
+            keySegment = MemorySegment.ofArray(keyPanels);
+            valueSegment = MemorySegment.ofArray(valuePanels);
             o = new float[t * qDim];
             normed = new float[t * d];
             alpha = new float[t];
-            qIn = new Staged(t * qDim);
-            kIn = new Staged(t * kvDim);
-            vIn = new Staged(t * kvDim);
-            scoresIn = new Staged(kvHeads * group * t * t);
         }
 
         float[] run(boolean allLogits) {
             embed();
-            for (int l = 0; l < g.numLayers(); l++) {
-                try (NDManager lm = root.newSubManager()) {
-                    m = lm;
-                    layer(l);
-                }
-            }
-            m = root;
+            for (int l = 0; l < g.numLayers(); l++) layer(l);
             // h = ZCN(mean of the lanes) for the positions whose logits are wanted.
             boolean every = allLogits || taps.wants("logits") || taps.wants("final.norm");
             int from = every ? 0 : t - 1;
@@ -278,41 +268,10 @@ final class TorchForward {
             taps.record(name + "attn.v", v, kvHeads, headDim);
             kv.layer(l, k, v);
 
-            // Contiguous operands for both batched products: keys as [kv_heads, head_dim, T], values as [kv_heads, T, head_dim].
-            for (int pos = 0; pos < t; pos++) {
-                for (int h = 0; h < kvHeads; h++) {
-                    for (int i = 0; i < headDim; i++) {
-                        keysT[(h * headDim + i) * t + pos] = k[pos * kvDim + h * headDim + i];
-                        values[(h * t + pos) * headDim + i] = v[pos * kvDim + h * headDim + i];
-                    }
-                }
-            }
-            qIn.put(queries, t * qDim);
-            kIn.put(keysT, t * kvDim);
-            vIn.put(values, t * kvDim);
-            try (NDArray qs = qIn.tensor(m, new Shape(kvHeads, (long) group * t, headDim));
-                    NDArray kt = kIn.tensor(m, new Shape(kvHeads, headDim, t));
-                    NDArray s = qs.matMul(kt)) {
-                copyOut(s, scores);
-            }
-            parallel(kvHeads * group * t, (from, to) -> {
-                for (int r = from; r < to; r++) softmaxRow(r);
-            });
-            scoresIn.put(scores, scores.length);
-            try (NDArray ps = scoresIn.tensor(m, new Shape(kvHeads, (long) group * t, t));
-                    NDArray vs = vIn.tensor(m, new Shape(kvHeads, t, headDim));
-                    NDArray a = ps.matMul(vs)) {
-                copyOut(a, attn);
-            }
-            // Heads back to [T, q_dim], gated by sigmoid(gate).
-            parallel(t, (from, to) -> {
-                for (int pos = from; pos < to; pos++) {
-                    for (int h = 0; h < heads; h++) {
-                        int src = (h * t + pos) * headDim, dst = pos * qDim + h * headDim;
-                        int gate = pos * qkvgDim + qDim + 2 * kvDim + h * headDim;
-                        gated(attn, src, qkvg, gate, o, dst, headDim);
-                    }
-                }
+            packKeysValues();
+            parallel(heads, (from, to) -> {
+                float[] weights = new float[t * keyStride], headOut = new float[t * valueStride];
+                for (int h = from; h < to; h++) attendHead(h, qkvg, weights, headOut);
             });
             float[] attnOut = project(dw.out(), o);
             taps.record(name + "attn.out", attnOut, d);
@@ -325,39 +284,71 @@ final class TorchForward {
             });
         }
 
-        /** Softmax of score row {@code r} ({@code [kv_head, group, query]}) over the keys its query sees; 0 elsewhere. */
-        private void softmaxRow(int r) {
-            int qpos = r % t, base = r * t;
+        /** Keys and values of every kv head in the kernel's packed layout (padding stays zero). */
+        private void packKeysValues() {
+            for (int pos = 0; pos < t; pos++) {
+                for (int kh = 0; kh < kvHeads; kh++) {
+                    for (int i = 0; i < headDim; i++) {
+                        int src = pos * kvDim + kh * headDim + i;
+                        keyPanels[((kh * keyPanelCount + pos / PANEL) * headDim + i) * PANEL + pos % PANEL] = k[src];
+                        valuePanels[((kh * valuePanelCount + i / PANEL) * t + pos) * PANEL + i % PANEL] = v[src];
+                    }
+                }
+            }
+        }
+
+        /**
+         * Query head {@code h} over all positions: scores {@code q K^T} on the key panels each block of
+         * queries can see (causal), the masked softmax, its product with the values (keys past a
+         * block's last query have weight 0 and are skipped), gated by sigmoid(gate) into {@code o}.
+         */
+        private void attendHead(int h, float[] qkvg, float[] weights, float[] headOut) {
+            int kh = h / group, q0 = h * t * headDim;
+            long keyPanelBytes = (long) headDim * PANEL * Float.BYTES, valuePanelBytes = (long) t * PANEL * Float.BYTES;
+            long keyBase = kh * keyPanelCount * keyPanelBytes, valueBase = kh * valuePanelCount * valuePanelBytes;
+            int r = 0;
+            for (; r + BLOCK <= t; r += BLOCK) {
+                for (int p = 0; p <= (r + BLOCK - 1) / PANEL; p++) {
+                    DenseWeights.block(queries, q0 + r * headDim, headDim, keySegment, keyBase + p * keyPanelBytes, headDim,
+                            weights, r * keyStride + p * PANEL, keyStride);
+                }
+            }
+            for (; r < t; r++) {
+                for (int p = 0; p <= r / PANEL; p++) {
+                    DenseWeights.row(queries, q0 + r * headDim, keySegment, keyBase + p * keyPanelBytes, headDim, weights, r * keyStride + p * PANEL);
+                }
+            }
+            for (r = 0; r < t; r++) softmaxRow(weights, r * keyStride, r);
+            for (r = 0; r + BLOCK <= t; r += BLOCK) {
+                for (int p = 0; p < valuePanelCount; p++) {
+                    DenseWeights.block(weights, r * keyStride, keyStride, valueSegment, valueBase + p * valuePanelBytes, r + BLOCK,
+                            headOut, r * valueStride + p * PANEL, valueStride);
+                }
+            }
+            for (; r < t; r++) {
+                for (int p = 0; p < valuePanelCount; p++) {
+                    DenseWeights.row(weights, r * keyStride, valueSegment, valueBase + p * valuePanelBytes, r + 1, headOut, r * valueStride + p * PANEL);
+                }
+            }
+            for (int pos = 0; pos < t; pos++) {
+                gated(headOut, pos * valueStride, qkvg, pos * qkvgDim + qDim + 2 * kvDim + h * headDim, o, pos * qDim + h * headDim, headDim);
+            }
+        }
+
+        /** Softmax of the scores {@code s[base, base + t)} of query position {@code qpos} over the keys it sees; 0 for the rest. */
+        private void softmaxRow(float[] s, int base, int qpos) {
             // Visible keys: [0, qpos] without a window; with one, the sinks [0, sinks) and [qpos - window + 1, qpos].
             int lo = window == 0 ? 0 : Math.max(0, qpos - window + 1);
             int sinkEnd = window == 0 ? 0 : Math.min(sinks, lo);
             float max = Float.NEGATIVE_INFINITY;
-            for (int c = 0; c < sinkEnd; c++) max = Math.max(max, scores[base + c]);
-            for (int c = lo; c <= qpos; c++) max = Math.max(max, scores[base + c]);
-            float sum = expShifted(base, 0, sinkEnd, max) + expShifted(base, lo, qpos + 1, max);
+            for (int c = 0; c < sinkEnd; c++) max = Math.max(max, s[base + c]);
+            for (int c = lo; c <= qpos; c++) max = Math.max(max, s[base + c]);
+            float sum = expShifted(s, base, sinkEnd, max) + expShifted(s, base + lo, qpos + 1 - lo, max);
             float inv = 1f / sum;
-            java.util.Arrays.fill(scores, base + sinkEnd, base + lo, 0f);
-            java.util.Arrays.fill(scores, base + qpos + 1, base + t, 0f);
-            scale(scores, base, sinkEnd, inv);
-            scale(scores, base + lo, qpos + 1 - lo, inv);
-        }
-
-        /** {@code scores[base + c] = exp(scores[base + c] - max)} for c in [from, to); returns their sum. */
-        private float expShifted(int base, int from, int to, float max) {
-            FloatVector sum = FloatVector.zero(F);
-            int c = from;
-            for (int bound = from + F.loopBound(to - from); c < bound; c += F.length()) {
-                FloatVector e = FloatVector.fromArray(F, scores, base + c).sub(max).lanewise(VectorOperators.EXP);
-                e.intoArray(scores, base + c);
-                sum = sum.add(e);
-            }
-            float s = sum.reduceLanes(VectorOperators.ADD);
-            for (; c < to; c++) {
-                float e = (float) Math.exp(scores[base + c] - max);
-                scores[base + c] = e;
-                s += e;
-            }
-            return s;
+            java.util.Arrays.fill(s, base + sinkEnd, base + lo, 0f);
+            java.util.Arrays.fill(s, base + qpos + 1, base + t, 0f);
+            scale(s, base, sinkEnd, inv);
+            scale(s, base + lo, qpos + 1 - lo, inv);
         }
 
         /** {@code bx = u + sigmoid(dot(rms_unit(u), rms_unit(k)) / sqrt(d)) * v} with the site's engram key and conv-mixed value. */
@@ -450,28 +441,6 @@ final class TorchForward {
         return g.numEngramSites() == 0 ? 0 : g.numEngramTables() * w.engrams[0].tables().cols();
     }
 
-    /** A direct buffer a libtorch tensor reads without a copy: filled from a Java array before each product. */
-    private static final class Staged {
-        private final ByteBuffer bytes;
-
-        Staged(int floats) {
-            bytes = ByteBuffer.allocateDirect(Math.max(1, floats) * Float.BYTES).order(ByteOrder.nativeOrder());
-        }
-
-        void put(float[] values, int n) {
-            bytes.asFloatBuffer().put(values, 0, n);
-        }
-
-        /** A tensor over the buffer's first {@code shape.size()} floats (valid until the next put). */
-        NDArray tensor(NDManager m, Shape shape) {
-            return m.create(bytes.slice(0, Math.toIntExact(shape.size() * Float.BYTES)).order(ByteOrder.nativeOrder()), shape, DataType.FLOAT32);
-        }
-    }
-
-    private static void copyOut(NDArray values, float[] out) {
-        values.toByteBuffer(true).asFloatBuffer().get(out, 0, Math.toIntExact(values.size()));
-    }
-
     /** Runs {@code body} over [0, n) split into one contiguous range per thread. */
     private void parallel(int n, RangeBody body) {
         if (threads == 1 || n < 2 * threads) {
@@ -538,6 +507,24 @@ final class TorchForward {
             FloatVector.fromArray(F, x, xOff + i).div(s).intoArray(out, outOff + i);
         }
         for (; i < n; i++) out[outOff + i] = x[xOff + i] * Norms.sigmoid(gate[gOff + i]);
+    }
+
+    /** {@code a[off, off + n) = exp(a - max)}; returns their sum. */
+    private static float expShifted(float[] a, int off, int n, float max) {
+        FloatVector sum = FloatVector.zero(F);
+        int i = 0;
+        for (int bound = F.loopBound(n); i < bound; i += F.length()) {
+            FloatVector e = FloatVector.fromArray(F, a, off + i).sub(max).lanewise(VectorOperators.EXP);
+            e.intoArray(a, off + i);
+            sum = sum.add(e);
+        }
+        float total = sum.reduceLanes(VectorOperators.ADD);
+        for (; i < n; i++) {
+            float e = (float) Math.exp(a[off + i] - max);
+            a[off + i] = e;
+            total += e;
+        }
+        return total;
     }
 
     private static void scale(float[] a, int off, int n, float factor) {

@@ -7,7 +7,9 @@ import dev.needlewb.engine.kernel.PackedCqMatrix;
 import dev.needlewb.engine.layer.Norms;
 import dev.needlewb.engine.layer.Rope;
 import dev.needlewb.engine.layer.Sinkhorn;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.stream.IntStream;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
@@ -73,8 +75,11 @@ final class TorchForward {
      * {@code allLogits}, else those of the last position {@code [vocab]}, row-major.
      */
     float[] run(int[] tokens, int window, int sinks, boolean allLogits, KvSink kv, BatchTaps taps) {
-        Pass p = new Pass(tokens, window, sinks, kv, taps);
-        return p.run(allLogits);
+        // Off-heap like the weights: the kernel then only ever sees native segments (a heap segment
+        // there too made its loads bimorphic and the weight products measurably slower).
+        try (Arena arena = Arena.ofShared()) {
+            return new Pass(arena, tokens, window, sinks, kv, taps).run(allLogits);
+        }
     }
 
     /** One prompt's buffers and steps. */
@@ -86,12 +91,12 @@ final class TorchForward {
         private final Rope rope;
         /** The lanes [T, lanes, d], this layer's and the next's. */
         private float[] x, next;
-        private final float[] u, bx, hpre, hpost, mix, queries, k, v, keyPanels, valuePanels, o, normed, alpha;
+        private final float[] u, bx, hpre, hpost, mix, queries, k, v, o, normed, alpha;
         private final MemorySegment keySegment, valueSegment;
         /** Panels of positions (keys) and of head dims (values), and the row strides of the scores and head outputs. */
         private final int keyPanelCount, valuePanelCount, keyStride, valueStride;
 
-        Pass(int[] tokens, int window, int sinks, KvSink kv, BatchTaps taps) {
+        Pass(Arena arena, int[] tokens, int window, int sinks, KvSink kv, BatchTaps taps) {
             this.tokens = tokens;
             this.t = tokens.length;
             this.window = window;
@@ -113,10 +118,8 @@ final class TorchForward {
             valuePanelCount = (headDim + PANEL - 1) / PANEL;
             keyStride = keyPanelCount * PANEL;
             valueStride = valuePanelCount * PANEL;
-            keyPanels = new float[kvHeads * keyPanelCount * headDim * PANEL];
-            valuePanels = new float[kvHeads * valuePanelCount * t * PANEL];
-            keySegment = MemorySegment.ofArray(keyPanels);
-            valueSegment = MemorySegment.ofArray(valuePanels);
+            keySegment = arena.allocate((long) kvHeads * keyPanelCount * headDim * PANEL * Float.BYTES, 64);
+            valueSegment = arena.allocate((long) kvHeads * valuePanelCount * t * PANEL * Float.BYTES, 64);
             o = new float[t * qDim];
             normed = new float[t * d];
             alpha = new float[t];
@@ -290,8 +293,8 @@ final class TorchForward {
                 for (int kh = 0; kh < kvHeads; kh++) {
                     for (int i = 0; i < headDim; i++) {
                         int src = pos * kvDim + kh * headDim + i;
-                        keyPanels[((kh * keyPanelCount + pos / PANEL) * headDim + i) * PANEL + pos % PANEL] = k[src];
-                        valuePanels[((kh * valuePanelCount + i / PANEL) * t + pos) * PANEL + i % PANEL] = v[src];
+                        keySegment.setAtIndex(ValueLayout.JAVA_FLOAT, ((kh * keyPanelCount + pos / PANEL) * headDim + i) * PANEL + pos % PANEL, k[src]);
+                        valueSegment.setAtIndex(ValueLayout.JAVA_FLOAT, ((kh * valuePanelCount + i / PANEL) * t + pos) * PANEL + i % PANEL, v[src]);
                     }
                 }
             }

@@ -12,7 +12,7 @@ import dev.needlewb.engine.layer.KvCache;
  * <p>The arithmetic is float32 throughout, whatever the engine's mode: an int8 engine gets a float32
  * prefill (no int8 activations) and stores its K/V in int8 as usual. Every product runs on a
  * packed Java vector kernel ({@link DenseWeights}) on the engine's threads, the rest in fused
- * vector passes ({@link TorchForward}); no native library is involved. Opening one builds dense
+ * vector passes ({@link BatchForward}); no native library is involved. Opening one builds dense
  * float32 copies of the CQ matrices off-heap ({@link DenseWeights}), the one place dense weights
  * exist; {@link #close} frees them. The native engine and its no-dense-copy guarantee are unaffected.
  *
@@ -21,12 +21,12 @@ import dev.needlewb.engine.layer.KvCache;
 public final class BatchPrefill implements Prefill, AutoCloseable {
     private final ModelWeights weights;
     private final DenseWeights dense;
-    private final TorchForward forward;
+    private final BatchForward forward;
 
     private BatchPrefill(ModelWeights weights, int threads) {
         this.weights = weights;
         this.dense = new DenseWeights(weights);
-        this.forward = new TorchForward(weights, dense, threads);
+        this.forward = new BatchForward(weights, dense, threads);
     }
 
     /** Builds the dense weights of {@code engine}'s model; prompts run on the engine's thread count. */
@@ -70,7 +70,7 @@ public final class BatchPrefill implements Prefill, AutoCloseable {
         // Only what survives in the cache is stored: pinned sinks and the last window positions
         // (without a window, everything). The ring ends in the same state as after writing all.
         int keepFrom = cache.window() == 0 ? 0 : t - cache.window();
-        TorchForward.KvSink kv = (layer, k, v) -> {
+        BatchForward.KvSink kv = (layer, k, v) -> {
             int width = k.length / t;
             for (int pos = 0; pos < t; pos++) {
                 if (pos >= keepFrom || pos < cache.sinks()) cache.write(layer, pos, k, pos * width, v, pos * width);

@@ -34,7 +34,7 @@ import jdk.incubator.vector.VectorSpecies;
  * {@link Sinkhorn}, {@link Rope}, the FWHT, the CQ row decoder); norms and gates follow {@link Norms}'
  * formulas with vector sums. Keys and values of each layer go to a {@link KvSink} as soon as they exist.
  */
-final class TorchForward {
+final class BatchForward {
     /** Receives {@code k} and {@code v} of one layer, {@code [positions, kv_dim]} row-major. */
     interface KvSink {
         void layer(int layer, float[] k, float[] v);
@@ -50,7 +50,7 @@ final class TorchForward {
     private final int d, lanes, heads, kvHeads, headDim, group, qDim, kvDim, qkvgDim;
     private final int[] siteOfLayer;
 
-    TorchForward(ModelWeights w, DenseWeights dense, int threads) {
+    BatchForward(ModelWeights w, DenseWeights dense, int threads) {
         this.w = w;
         this.dense = dense;
         this.g = w.g;

@@ -429,11 +429,19 @@ final class BatchForward {
         }
     }
 
-    /** {@code x @ weight} for the rows of {@code x} ({@code [rows, weight.in()]}), {@code [rows, weight.out()]}, panels split over the threads. */
+    /**
+     * {@code x @ weight} for the rows of {@code x} ({@code [rows, weight.in()]}), {@code [rows, weight.out()]}:
+     * panels split over the threads, or row blocks when there are fewer panels than threads.
+     */
     private float[] project(DenseWeights.Matrix weight, float[] x) {
-        int rows = x.length / weight.in();
+        int rows = x.length / weight.in(), panels = weight.panels();
         float[] y = new float[rows * weight.stride()];
-        parallel(weight.panels(), (from, to) -> weight.multiply(x, rows, y, from, to));
+        if (panels >= threads) {
+            parallel(panels, (from, to) -> weight.multiply(x, 0, rows, y, from, to));
+        } else {
+            int blocks = (rows + BLOCK - 1) / BLOCK;
+            parallel(blocks, (from, to) -> weight.multiply(x, from * BLOCK, Math.min(rows, to * BLOCK), y, 0, panels));
+        }
         if (weight.stride() == weight.out()) return y;
         float[] compact = new float[rows * weight.out()];
         for (int r = 0; r < rows; r++) System.arraycopy(y, r * weight.stride(), compact, r * weight.out(), weight.out());

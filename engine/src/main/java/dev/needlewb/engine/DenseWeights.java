@@ -67,16 +67,16 @@ final class DenseWeights implements AutoCloseable {
         }
 
         /**
-         * {@code y[r, panel columns] = x[r, :] @ this} for rows {@code [0, rows)} and panels
+         * {@code y[r, panel columns] = x[r, :] @ this} for rows {@code [fromRow, toRow)} and panels
          * {@code [fromPanel, toPanel)}; {@code x} has row stride {@code in}, {@code y} row stride
          * {@link #stride()}. Every output is one float32 FMA chain over {@code in} in order.
          */
-        void multiply(float[] x, int rows, float[] y, int fromPanel, int toPanel) {
+        void multiply(float[] x, int fromRow, int toRow, float[] y, int fromPanel, int toPanel) {
             for (int p = fromPanel; p < toPanel; p++) {
                 long base = (long) p * in * PANEL * Float.BYTES;
-                int r = 0, s = stride();
-                for (; r + BLOCK <= rows; r += BLOCK) block(x, r * in, in, packed, base, in, y, r * s + p * PANEL, s);
-                for (; r < rows; r++) row(x, r * in, packed, base, in, y, r * s + p * PANEL);
+                int r = fromRow, s = stride();
+                for (; r + BLOCK <= toRow; r += BLOCK) block(x, r * in, in, packed, base, in, y, r * s + p * PANEL, s);
+                for (; r < toRow; r++) row(x, r * in, packed, base, in, y, r * s + p * PANEL);
             }
         }
     }

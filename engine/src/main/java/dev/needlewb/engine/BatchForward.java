@@ -91,6 +91,7 @@ final class BatchForward {
         private final Rope rope;
         /** The lanes [T, lanes, d], this layer's and the next's. */
         private float[] x, next;
+        /** {@code queries}: rotated, scaled by 1/sqrt(head_dim), as [heads, T, head_dim] (the kernel reads each head's rows). */
         private final float[] u, bx, hpre, hpost, mix, queries, k, v, o, normed, alpha;
         private final MemorySegment keySegment, valueSegment;
         /** Panels of positions (keys) and of head dims (values), and the row strides of the scores and head outputs. */

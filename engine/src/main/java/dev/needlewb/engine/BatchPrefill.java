@@ -1,46 +1,37 @@
 package dev.needlewb.engine;
 
-import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
-import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.engine.layer.KvCache;
 
 /**
- * Prefill of a whole prompt at once through DJL's PyTorch engine: the same function as
- * {@link Session#prefill} in exact mode, computed as float32 GEMMs over all positions instead of
- * one matrix-vector product per token. It leaves the session exactly where native prefill would:
- * the keys and values of every position written through the session's {@link KvCache} (so an int8
+ * Prefill of a whole prompt at once: the same function as {@link Session#prefill} in exact mode,
+ * computed as float32 GEMMs over all positions instead of one matrix-vector product per token. It
+ * leaves the session exactly where native prefill would: the keys and values of every position written through the session's {@link KvCache} (so an int8
  * session quantizes them the same way), the token history and engram state in place, the position
  * after the prompt; {@link Session#step} then decodes natively.
  *
  * <p>The arithmetic is float32 throughout, whatever the engine's mode: an int8 engine gets a float32
- * prefill (no int8 activations) and stores its K/V in int8 as usual. libtorch is loaded offline
- * from the {@code pytorch-native-cpu} jar ({@link TorchRuntime}); its intra-op thread count is set
- * to the engine's threads. Opening one builds dense float32 copies of the CQ matrices in libtorch's
- * off-heap memory ({@link DenseWeights}), the one place dense weights exist; {@link #close} frees
- * them. The native engine and its no-dense-copy guarantee are unaffected.
+ * prefill (no int8 activations) and stores its K/V in int8 as usual. Every product runs on a
+ * packed Java vector kernel ({@link DenseWeights}) on the engine's threads, the rest in fused
+ * vector passes ({@link BatchForward}); no native library is involved. Opening one builds dense
+ * float32 copies of the CQ matrices off-heap ({@link DenseWeights}), the one place dense weights
+ * exist; {@link #close} frees them. The native engine and its no-dense-copy guarantee are unaffected.
  *
  * <p>A batch prefill starts a fresh session (position 0); one prompt at a time per instance.
  */
 public final class BatchPrefill implements Prefill, AutoCloseable {
     private final ModelWeights weights;
     private final DenseWeights dense;
-    private final TorchForward forward;
+    private final BatchForward forward;
 
-    private BatchPrefill(ModelWeights weights) {
+    private BatchPrefill(ModelWeights weights, int threads) {
         this.weights = weights;
         this.dense = new DenseWeights(weights);
-        this.forward = new TorchForward(weights, dense);
+        this.forward = new BatchForward(weights, dense, threads);
     }
 
-    /**
-     * Loads libtorch if needed and builds the dense weights of {@code engine}'s model.
-     *
-     * @throws WorkbenchException when libtorch cannot be loaded from the classpath
-     */
-    public static BatchPrefill open(Engine engine) throws WorkbenchException {
-        TorchRuntime.start(engine.options().threads());
-        return new BatchPrefill(engine.weights());
+    /** Builds the dense weights of {@code engine}'s model; prompts run on the engine's thread count. */
+    public static BatchPrefill open(Engine engine) {
+        return new BatchPrefill(engine.weights(), engine.options().threads());
     }
 
     /**
@@ -79,18 +70,15 @@ public final class BatchPrefill implements Prefill, AutoCloseable {
         // Only what survives in the cache is stored: pinned sinks and the last window positions
         // (without a window, everything). The ring ends in the same state as after writing all.
         int keepFrom = cache.window() == 0 ? 0 : t - cache.window();
-        TorchForward.KvSink kv = (layer, k, v) -> {
+        BatchForward.KvSink kv = (layer, k, v) -> {
             int width = k.length / t;
             for (int pos = 0; pos < t; pos++) {
                 if (pos >= keepFrom || pos < cache.sinks()) cache.write(layer, pos, k, pos * width, v, pos * width);
             }
         };
-        try (NDManager m = dense.manager.newSubManager()) {
-            NDArray logits = forward.run(m, tokens, cache.window(), cache.sinks(), allLogits, kv, taps);
-            float[] out = logits.toFloatArray();
-            session.adoptPrefix(tokens);
-            return out;
-        }
+        float[] out = forward.run(tokens, cache.window(), cache.sinks(), allLogits, kv, taps);
+        session.adoptPrefix(tokens);
+        return out;
     }
 
     @Override

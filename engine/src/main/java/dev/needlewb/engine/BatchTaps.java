@@ -1,6 +1,5 @@
 package dev.needlewb.engine;
 
-import ai.djl.ndarray.NDArray;
 import java.util.Arrays;
 
 /** Splits the batch path's whole-prompt intermediates {@code [T, ...]} into the per-position taps a {@link TapSink} takes. */
@@ -17,12 +16,11 @@ final class BatchTaps {
         return sink != null && sink.wants(name);
     }
 
-    /** Records row {@code pos} of {@code values} ({@code [T, shape...]}) as position {@code pos}, for every position. */
-    void record(String name, NDArray values, int... shape) {
+    /** Records row {@code pos} of {@code values} ({@code [T, shape...]} row-major) as position {@code pos}, for every position. */
+    void record(String name, float[] values, int... shape) {
         if (!wants(name)) return;
-        float[] all = values.toFloatArray();
         int n = 1;
         for (int s : shape) n *= s;
-        for (int pos = 0; pos < all.length / n; pos++) sink.record(name, pos, Arrays.copyOfRange(all, pos * n, (pos + 1) * n), shape);
+        for (int pos = 0; pos < values.length / n; pos++) sink.record(name, pos, Arrays.copyOfRange(values, pos * n, (pos + 1) * n), shape);
     }
 }

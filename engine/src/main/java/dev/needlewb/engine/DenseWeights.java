@@ -1,166 +1,178 @@
 package dev.needlewb.engine;
 
-import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.Shape;
 import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
-import java.util.Arrays;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The batch prefill's weights as libtorch tensors: every CQ matrix decoded (row by row, with the
- * engine's own float32 decoder) into a dense float32 matrix, transposed to {@code [in, out]} so a
- * prompt goes through it as {@code x @ W} in one GEMM, matrices that read the same input side by
- * side (Q|K|V|gate, phi pre|post|res, engram key|value). Norm gains are stored as {@code 1 + gain},
- * as the engine's norms multiply.
+ * The batch prefill's weights, dense float32: every CQ matrix decoded (row by row, with the engine's
+ * own float32 decoder) and packed for {@link Matrix#multiply}, matrices that read the same input side
+ * by side (Q|K|V|gate, phi pre|post|res, engram key|value), so a prompt goes through each in one GEMM.
  *
  * <p>This is the one dense copy of the weights in the workbench, an exception to the engine's
- * packed-only rule: it is built only when a batch prefill is opened, lives in libtorch's native
- * memory owned by {@link #manager} (about 4 bytes per weight: ~140 MB for the released geometry),
- * and is freed by {@link #close}. The native engine never builds it. Engram tables and the
- * prompt's embedding rows are not densified (those rows are decoded on demand); the tied logit
- * projection needs the whole embedding ({@link #embeddingT}).
+ * packed-only rule: it is built only when a batch prefill is opened, lives off-heap in {@link #arena}
+ * (about 4 bytes per weight: ~140 MB for the released geometry), and is freed by {@link #close}. The
+ * native engine never builds it. Engram tables and the prompt's embedding rows are not densified
+ * (those rows are decoded on demand); the tied logit projection needs the whole embedding.
  */
 final class DenseWeights implements AutoCloseable {
-    /**
-     * One block. {@code qkNorm}: the query then key head norms stacked; {@code preBias} / {@code postBias} / {@code resBias}: the layer's b slices;
-     * {@code preOffset} / {@code postOffset}: the selected-lane offsets; {@code d1}, {@code d3} cut to d_model.
-     */
-    record Layer(NDArray phiT, NDArray qkvgT, NDArray outT, NDArray normIn, NDArray qkNorm, NDArray postNorm,
-            NDArray preHada, NDArray d1, NDArray d2, NDArray d3, NDArray preBias, NDArray preOffset, NDArray postBias,
-            NDArray postOffset, NDArray resBias) {}
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+    /** Output columns per packed panel: two vectors. */
+    static final int PANEL = 2 * F.length();
+    /** Rows per register block of the kernel (with two vectors each: 16 accumulators). */
+    static final int BLOCK = 8;
 
-    /** One engram site: key|value projections [tables * sub_dim, 2d] and the conv taps, one [d] vector each. */
-    record EngramSite(NDArray keyValueT, NDArray[] taps) {}
+    /** One block's GEMM operands: phi pre|post|res, Q|K|V|gate and out. */
+    record Layer(Matrix phi, Matrix qkvg, Matrix out) {}
 
-    final NDManager manager;
+    private final Arena arena;
     final Layer[] layers;
-    final EngramSite[] engrams;
-    final NDArray finalNorm;
-    /** The tied embedding as {@code [d, vocab]}. */
-    final NDArray embeddingT;
-    /**
-     * The orthonormal Hadamard of length hada_n as {@code H_a (x) H_b} with {@code a * b = hada_n}, each
-     * normalized: {@code hadamardB} whole, and of {@code H_a} only what touches the first
-     * {@link #hadamardRows} rows of b (those holding the d_model live entries): its first columns
-     * {@code [a, rows]} (input side, the rest multiply padding zeros) and first rows {@code [rows, a]}
-     * (output side, the rest are cropped).
-     */
-    final NDArray hadamardAIn, hadamardAOut, hadamardB;
-    final int hadamardRows;
+    /** Per engram site: key|value projections, in = tables * sub_dim, out = 2d. */
+    final Matrix[] engramKeyValue;
+    /** The tied embedding as the logit projection, in = d, out = vocab. */
+    final Matrix logits;
 
     DenseWeights(ModelWeights w) {
         Geometry g = w.g;
-        int d = g.dModel(), lanes = g.mhcLanes(), n = g.hadaN();
-        manager = NDManager.newBaseManager(ai.djl.Device.cpu(), TorchRuntime.ENGINE);
+        arena = Arena.ofShared();
         try {
             layers = new Layer[g.numLayers()];
             for (int l = 0; l < layers.length; l++) {
                 LayerWeights lw = w.layers[l];
-                float[] preOffset = new float[lanes], postOffset = new float[lanes];
-                for (int i = 0; i < lanes; i++) {
-                    boolean selected = i == l % lanes;
-                    preOffset[i] = selected ? 4f : -4f;
-                    postOffset[i] = selected ? 0f : -4f;
-                }
-                layers[l] = new Layer(
-                        transposed(lw.phiPre(), lw.phiPost(), lw.phiRes()),
-                        transposed(lw.q(), lw.k(), lw.v(), lw.gate()),
-                        transposed(lw.out()),
-                        onePlus(lw.normIn()), headNorms(lw.qNorm(), g.numHeads(), lw.kNorm(), g.numKvHeads()), onePlus(lw.postNorm()),
-                        onePlus(lw.preHada()),
-                        vector(Arrays.copyOf(lw.d1(), d)), vector(lw.d2()), vector(Arrays.copyOf(lw.d3(), d)),
-                        vector(Arrays.copyOfRange(w.bPre, l * lanes, (l + 1) * lanes)), vector(preOffset),
-                        vector(Arrays.copyOfRange(w.bPost, l * lanes, (l + 1) * lanes)), vector(postOffset),
-                        vector(Arrays.copyOfRange(w.bRes, l * lanes * lanes, (l + 1) * lanes * lanes)));
+                layers[l] = new Layer(pack(lw.phiPre(), lw.phiPost(), lw.phiRes()), pack(lw.q(), lw.k(), lw.v(), lw.gate()), pack(lw.out()));
             }
-            engrams = new EngramSite[w.engrams.length];
-            for (int s = 0; s < engrams.length; s++) {
-                float[] taps = w.engrams[s].taps();
-                NDArray[] tapRows = new NDArray[g.engramConvTaps()];
-                for (int j = 0; j < tapRows.length; j++) tapRows[j] = vector(Arrays.copyOfRange(taps, j * d, (j + 1) * d));
-                engrams[s] = new EngramSite(transposed(w.engrams[s].key(), w.engrams[s].value()), tapRows);
-            }
-            finalNorm = onePlus(w.finalNorm);
-            embeddingT = transposed(w.embedding);
-            int bitsA = Integer.numberOfTrailingZeros(n) / 2;
-            int a = 1 << bitsA, b = n >> bitsA;
-            hadamardRows = (d + b - 1) / b;
-            float[] ha = hadamardValues(a);
-            float[] in = new float[a * hadamardRows], out = new float[hadamardRows * a];
-            for (int i = 0; i < a; i++) {
-                for (int j = 0; j < hadamardRows; j++) in[i * hadamardRows + j] = out[j * a + i] = ha[i * a + j];
-            }
-            hadamardAIn = owned(in, new Shape(a, hadamardRows));
-            hadamardAOut = owned(out, new Shape(hadamardRows, a));
-            hadamardB = owned(hadamardValues(b), new Shape(b, b));
+            engramKeyValue = new Matrix[w.engrams.length];
+            for (int s = 0; s < engramKeyValue.length; s++) engramKeyValue[s] = pack(w.engrams[s].key(), w.engrams[s].value());
+            logits = pack(w.embedding);
         } catch (RuntimeException e) {
-            manager.close();
+            arena.close();
             throw e;
         }
     }
 
-    /** {@code [cols, sum of rows]}: the matrices (same cols) decoded, side by side, transposed. */
-    private NDArray transposed(PackedCqMatrix... matrices) {
-        int cols = matrices[0].cols(), total = 0;
-        for (PackedCqMatrix m : matrices) total += m.rows();
-        float[] out = new float[Math.multiplyExact(cols, total)];
-        float[] row = new float[cols];
-        int at = 0;
-        for (PackedCqMatrix m : matrices) {
-            float[] scratch = new float[m.decodeScratchLength()];
-            for (int r = 0; r < m.rows(); r++, at++) {
-                m.decodeRow(r, row, 0, scratch);
-                for (int c = 0; c < cols; c++) out[c * total + at] = row[c];
+    /**
+     * A dense {@code [in, out]} matrix (the CQ matrices' rows are its columns) packed as panels of
+     * {@link #PANEL} output columns, {@code [panels][in][PANEL]}, zero-padded past {@code out}: the
+     * kernel streams one panel while eight input rows stay in L1.
+     */
+    record Matrix(MemorySegment packed, int in, int out, int panels) {
+        /** Row stride of the products: {@code out} rounded up to whole panels. */
+        int stride() {
+            return panels * PANEL;
+        }
+
+        /**
+         * {@code y[r, panel columns] = x[r, :] @ this} for rows {@code [fromRow, toRow)} and panels
+         * {@code [fromPanel, toPanel)}; {@code x} has row stride {@code in}, {@code y} row stride
+         * {@link #stride()}. Every output is one float32 FMA chain over {@code in} in order.
+         */
+        void multiply(float[] x, int fromRow, int toRow, float[] y, int fromPanel, int toPanel) {
+            for (int p = fromPanel; p < toPanel; p++) {
+                long base = (long) p * in * PANEL * Float.BYTES;
+                int r = fromRow, s = stride();
+                for (; r + BLOCK <= toRow; r += BLOCK) block(x, r * in, in, packed, base, in, y, r * s + p * PANEL, s);
+                for (; r < toRow; r++) row(x, r * in, packed, base, in, y, r * s + p * PANEL);
             }
         }
-        return owned(out, new Shape(cols, total));
-    }
-
-    /** {@code [heads + kvHeads, head_dim]}: {@code 1 + q_norm} for every query head, then {@code 1 + k_norm} for every key head. */
-    private NDArray headNorms(float[] qNorm, int heads, float[] kNorm, int kvHeads) {
-        int n = qNorm.length;
-        float[] v = new float[(heads + kvHeads) * n];
-        for (int h = 0; h < heads + kvHeads; h++) {
-            float[] gain = h < heads ? qNorm : kNorm;
-            for (int i = 0; i < n; i++) v[h * n + i] = 1f + gain[i];
-        }
-        return owned(v, new Shape(heads + kvHeads, n));
-    }
-
-    private NDArray onePlus(float[] gain) {
-        float[] v = new float[gain.length];
-        for (int i = 0; i < v.length; i++) v[i] = 1f + gain[i];
-        return vector(v);
-    }
-
-    private NDArray vector(float[] v) {
-        return owned(v, new Shape(v.length));
-    }
-
-    /** Sylvester {@code H[i][j] = (-1)^popcount(i & j) / sqrt(n)}: symmetric, so {@code x @ H} is the transform. */
-    private static float[] hadamardValues(int n) {
-        float[] h = new float[n * n];
-        float scale = (float) (1.0 / Math.sqrt(n));
-        for (int i = 0; i < n; i++) {
-            for (int j = 0; j < n; j++) h[i * n + j] = (Integer.bitCount(i & j) & 1) == 0 ? scale : -scale;
-        }
-        return h;
     }
 
     /**
-     * A tensor in libtorch's own memory: DJL creates tensors over a JVM direct buffer it keeps
-     * alive (counted against the JVM's direct-memory limit), so the values are cloned by libtorch and
-     * the direct-buffer tensor released.
+     * The kernel on one panel of a packed {@code [in, PANEL]} block at byte {@code base} of {@code w}:
+     * {@code y[y0 + i * ys + j] = sum over k < kEnd of x[x0 + i * xs + k] * w[k][j]} for the
+     * {@link #BLOCK} rows {@code i}, {@code j < PANEL}. Each output is one float32 FMA chain in k order.
      */
-    private NDArray owned(float[] values, Shape shape) {
-        try (NDArray wrapped = manager.create(values, shape)) {
-            return wrapped.duplicate();
+    static void block(float[] x, int x0, int xs, MemorySegment w, long base, int kEnd, float[] y, int y0, int ys) {
+        FloatVector a0 = FloatVector.zero(F), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
+        FloatVector e0 = a0, e1 = a0, f0 = a0, f1 = a0, g0 = a0, g1 = a0, h0 = a0, h1 = a0;
+        long half = (long) F.length() * Float.BYTES;
+        for (int k = 0; k < kEnd; k++) {
+            long at = base + (long) k * PANEL * Float.BYTES;
+            FloatVector w0 = FloatVector.fromMemorySegment(F, w, at, ByteOrder.nativeOrder());
+            FloatVector w1 = FloatVector.fromMemorySegment(F, w, at + half, ByteOrder.nativeOrder());
+            FloatVector v = FloatVector.broadcast(F, x[x0 + k]);
+            a0 = w0.fma(v, a0);
+            a1 = w1.fma(v, a1);
+            v = FloatVector.broadcast(F, x[x0 + xs + k]);
+            b0 = w0.fma(v, b0);
+            b1 = w1.fma(v, b1);
+            v = FloatVector.broadcast(F, x[x0 + 2 * xs + k]);
+            c0 = w0.fma(v, c0);
+            c1 = w1.fma(v, c1);
+            v = FloatVector.broadcast(F, x[x0 + 3 * xs + k]);
+            d0 = w0.fma(v, d0);
+            d1 = w1.fma(v, d1);
+            v = FloatVector.broadcast(F, x[x0 + 4 * xs + k]);
+            e0 = w0.fma(v, e0);
+            e1 = w1.fma(v, e1);
+            v = FloatVector.broadcast(F, x[x0 + 5 * xs + k]);
+            f0 = w0.fma(v, f0);
+            f1 = w1.fma(v, f1);
+            v = FloatVector.broadcast(F, x[x0 + 6 * xs + k]);
+            g0 = w0.fma(v, g0);
+            g1 = w1.fma(v, g1);
+            v = FloatVector.broadcast(F, x[x0 + 7 * xs + k]);
+            h0 = w0.fma(v, h0);
+            h1 = w1.fma(v, h1);
         }
+        int second = F.length();
+        a0.intoArray(y, y0);
+        a1.intoArray(y, y0 + second);
+        b0.intoArray(y, y0 + ys);
+        b1.intoArray(y, y0 + ys + second);
+        c0.intoArray(y, y0 + 2 * ys);
+        c1.intoArray(y, y0 + 2 * ys + second);
+        d0.intoArray(y, y0 + 3 * ys);
+        d1.intoArray(y, y0 + 3 * ys + second);
+        e0.intoArray(y, y0 + 4 * ys);
+        e1.intoArray(y, y0 + 4 * ys + second);
+        f0.intoArray(y, y0 + 5 * ys);
+        f1.intoArray(y, y0 + 5 * ys + second);
+        g0.intoArray(y, y0 + 6 * ys);
+        g1.intoArray(y, y0 + 6 * ys + second);
+        h0.intoArray(y, y0 + 7 * ys);
+        h1.intoArray(y, y0 + 7 * ys + second);
+    }
+
+    /** {@link #block} for the one row at {@code x0}. */
+    static void row(float[] x, int x0, MemorySegment w, long base, int kEnd, float[] y, int y0) {
+        FloatVector a0 = FloatVector.zero(F), a1 = a0;
+        long half = (long) F.length() * Float.BYTES;
+        for (int k = 0; k < kEnd; k++) {
+            long at = base + (long) k * PANEL * Float.BYTES;
+            FloatVector v = FloatVector.broadcast(F, x[x0 + k]);
+            a0 = FloatVector.fromMemorySegment(F, w, at, ByteOrder.nativeOrder()).fma(v, a0);
+            a1 = FloatVector.fromMemorySegment(F, w, at + half, ByteOrder.nativeOrder()).fma(v, a1);
+        }
+        a0.intoArray(y, y0);
+        a1.intoArray(y, y0 + F.length());
+    }
+
+    /** The matrices (same cols = in) decoded and packed side by side: their rows are the output columns. */
+    private Matrix pack(PackedCqMatrix... matrices) {
+        int in = matrices[0].cols(), out = 0;
+        for (PackedCqMatrix m : matrices) out += m.rows();
+        int panels = (out + PANEL - 1) / PANEL;
+        MemorySegment packed = arena.allocate(Math.multiplyExact(Math.multiplyExact((long) panels * PANEL, in), (long) Float.BYTES), 64);
+        float[] row = new float[in];
+        int column = 0;
+        for (PackedCqMatrix m : matrices) {
+            float[] scratch = new float[m.decodeScratchLength()];
+            for (int r = 0; r < m.rows(); r++, column++) {
+                m.decodeRow(r, row, 0, scratch);
+                long at = (long) (column / PANEL) * in * PANEL + column % PANEL;
+                for (int k = 0; k < in; k++) packed.setAtIndex(ValueLayout.JAVA_FLOAT, at + (long) k * PANEL, row[k]);
+            }
+        }
+        return new Matrix(packed, in, out, panels);
     }
 
     @Override
     public void close() {
-        manager.close();
+        arena.close();
     }
 }

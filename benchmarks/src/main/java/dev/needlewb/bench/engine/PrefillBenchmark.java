@@ -30,8 +30,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * Prefill speed on a synthetic model of the released geometry (27 layers, d 512, vocab 8192, window
  * 256), int8 engine, batch 1: one invocation prefills a 256-token prompt into a fresh session, and
  * the score is prompt tokens per second. {@code native} feeds the tokens one by one on the packed
- * kernels; {@code batch} runs the whole prompt through libtorch ({@link BatchPrefill}, float32 GEMMs
- * on dense weights built once in setup, intra-op threads = engine threads). Both in the same run.
+ * kernels; {@code batch} runs the whole prompt at once ({@link BatchPrefill}, float32 GEMMs on dense
+ * weights built once in setup, on the engine's threads). Both in the same run.
  */
 @State(Scope.Benchmark)
 @Warmup(iterations = 3, time = 5)

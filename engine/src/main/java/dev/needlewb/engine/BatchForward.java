@@ -1,0 +1,549 @@
+package dev.needlewb.engine;
+
+import dev.needlewb.converter.model.EngramHash;
+import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.engine.kernel.Hadamard;
+import dev.needlewb.engine.kernel.PackedCqMatrix;
+import dev.needlewb.engine.layer.Norms;
+import dev.needlewb.engine.layer.Rope;
+import dev.needlewb.engine.layer.Sinkhorn;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.stream.IntStream;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The full-sequence forward of a prompt from position 0 in float32: the function {@link Session#step}
+ * computes in exact mode, for all positions at once (SPEC section 2 with the engine's window and
+ * sinks). Every product runs on {@link DenseWeights}' packed vector kernel: the weight matrices, and
+ * per head the attention's scores and weighted values on the keys and values packed the same way
+ * (causal: a block of queries reads only the key panels up to its last position). Everything between
+ * the products (norms, mHC coefficients and mixing, rotation, masked softmax, gates, residuals, the
+ * engram's gather and convolution, the Hadamard MLP) runs as one fused pass over the positions per
+ * step. Both are split over the engine's threads.
+ *
+ * <p>Why not libtorch (DJL's PyTorch engine, this path's first form): its MKL takes the AVX2 sgemm
+ * on AMD processors whatever MKL_CBWR or MKL_ENABLE_INSTRUCTIONS say (256x512x1536: 91 GFLOP/s on
+ * one Zen 5 core, 165 on two, against this kernel's ~200 and ~360; the core's 512-bit FMA peak
+ * measures 219), and each of the ~100 small ops per layer cost a JNI call and an OpenMP wake-up.
+ *
+ * <p>The engine's own float32 building blocks are used where they are per position already (the
+ * {@link Sinkhorn}, {@link Rope}, the FWHT, the CQ row decoder); norms and gates follow {@link Norms}'
+ * formulas with vector sums. Keys and values of each layer go to a {@link KvSink} as soon as they exist.
+ */
+final class BatchForward {
+    /** Receives {@code k} and {@code v} of one layer, {@code [positions, kv_dim]} row-major. */
+    interface KvSink {
+        void layer(int layer, float[] k, float[] v);
+    }
+
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+    private static final int PANEL = DenseWeights.PANEL, BLOCK = DenseWeights.BLOCK;
+
+    private final ModelWeights w;
+    private final DenseWeights dense;
+    private final Geometry g;
+    private final int threads;
+    private final int d, lanes, heads, kvHeads, headDim, group, qDim, kvDim, qkvgDim;
+    private final int[] siteOfLayer;
+
+    BatchForward(ModelWeights w, DenseWeights dense, int threads) {
+        this.w = w;
+        this.dense = dense;
+        this.g = w.g;
+        this.threads = Math.max(1, threads);
+        d = g.dModel();
+        lanes = g.mhcLanes();
+        heads = g.numHeads();
+        kvHeads = g.numKvHeads();
+        headDim = g.headDim();
+        group = heads / kvHeads;
+        qDim = g.qDim();
+        kvDim = g.kvDim();
+        qkvgDim = 2 * qDim + 2 * kvDim;
+        siteOfLayer = new int[g.numLayers()];
+        java.util.Arrays.fill(siteOfLayer, -1);
+        for (int s = 0; s < g.numEngramSites(); s++) siteOfLayer[g.engramSites()[s]] = s;
+    }
+
+    /**
+     * Runs {@code tokens} (positions 0..T-1) with the attention pattern of {@code window} and
+     * {@code sinks} (window 0 = causal only). Returns the logits {@code [T, vocab]} when
+     * {@code allLogits}, else those of the last position {@code [vocab]}, row-major.
+     */
+    float[] run(int[] tokens, int window, int sinks, boolean allLogits, KvSink kv, BatchTaps taps) {
+        // Off-heap like the weights: the kernel then only ever sees native segments (a heap segment
+        // there too made its loads bimorphic and the weight products measurably slower).
+        try (Arena arena = Arena.ofShared()) {
+            return new Pass(arena, tokens, window, sinks, kv, taps).run(allLogits);
+        }
+    }
+
+    /** One prompt's buffers and steps. */
+    private final class Pass {
+        private final int[] tokens;
+        private final int t, window, sinks;
+        private final KvSink kv;
+        private final BatchTaps taps;
+        private final Rope rope;
+        /** The lanes [T, lanes, d], this layer's and the next's. */
+        private float[] x, next;
+        /** {@code queries}: rotated, scaled by 1/sqrt(head_dim), as [heads, T, head_dim] (the kernel reads each head's rows). */
+        private final float[] u, bx, hpre, hpost, mix, queries, k, v, o, normed, alpha;
+        private final MemorySegment keySegment, valueSegment;
+        /** Panels of positions (keys) and of head dims (values), and the row strides of the scores and head outputs. */
+        private final int keyPanelCount, valuePanelCount, keyStride, valueStride;
+
+        Pass(Arena arena, int[] tokens, int window, int sinks, KvSink kv, BatchTaps taps) {
+            this.tokens = tokens;
+            this.t = tokens.length;
+            this.window = window;
+            this.sinks = sinks;
+            this.kv = kv;
+            this.taps = taps;
+            rope = new Rope(headDim, t, g.ropeTheta());
+            x = new float[t * lanes * d];
+            next = new float[t * lanes * d];
+            u = new float[t * d];
+            bx = new float[t * d];
+            hpre = new float[t * lanes];
+            hpost = new float[t * lanes];
+            mix = new float[t * lanes * lanes];
+            queries = new float[t * qDim];
+            k = new float[t * kvDim];
+            v = new float[t * kvDim];
+            keyPanelCount = (t + PANEL - 1) / PANEL;
+            valuePanelCount = (headDim + PANEL - 1) / PANEL;
+            keyStride = keyPanelCount * PANEL;
+            valueStride = valuePanelCount * PANEL;
+            keySegment = arena.allocate((long) kvHeads * keyPanelCount * headDim * PANEL * Float.BYTES, 64);
+            valueSegment = arena.allocate((long) kvHeads * valuePanelCount * t * PANEL * Float.BYTES, 64);
+            o = new float[t * qDim];
+            normed = new float[t * d];
+            alpha = new float[t];
+        }
+
+        float[] run(boolean allLogits) {
+            embed();
+            for (int l = 0; l < g.numLayers(); l++) layer(l);
+            // h = ZCN(mean of the lanes) for the positions whose logits are wanted.
+            boolean every = allLogits || taps.wants("logits") || taps.wants("final.norm");
+            int from = every ? 0 : t - 1;
+            float[] h = new float[(t - from) * d];
+            for (int pos = from; pos < t; pos++) {
+                int at = (pos - from) * d;
+                for (int i = 0; i < d; i++) {
+                    float s = 0f;
+                    for (int lane = 0; lane < lanes; lane++) s += x[(pos * lanes + lane) * d + i];
+                    h[at + i] = s / lanes;
+                }
+                zcn(h, at, d, w.finalNorm, h, at);
+            }
+            taps.record("final.norm", h, d);
+            float[] logits = project(dense.logits, h);
+            taps.record("logits", logits, g.vocab());
+            if (allLogits || from == t - 1) return logits;
+            return java.util.Arrays.copyOfRange(logits, (t - 1) * g.vocab(), t * g.vocab());
+        }
+
+        /** {@code sqrt(d) * E[token]} in every lane. */
+        private void embed() {
+            float[] row = new float[d];
+            float[] scratch = new float[w.embedding.decodeScratchLength()];
+            float scale = (float) Math.sqrt(d);
+            float[] embedded = taps.wants("embed") ? new float[t * d] : null;
+            for (int pos = 0; pos < t; pos++) {
+                w.embedding.decodeRow(tokens[pos], row, 0, scratch);
+                for (int i = 0; i < d; i++) row[i] *= scale;
+                for (int lane = 0; lane < lanes; lane++) System.arraycopy(row, 0, x, (pos * lanes + lane) * d, d);
+                if (embedded != null) System.arraycopy(row, 0, embedded, pos * d, d);
+            }
+            if (embedded != null) taps.record("embed", embedded, d);
+        }
+
+        private void layer(int l) {
+            LayerWeights lw = w.layers[l];
+            DenseWeights.Layer dw = dense.layers[l];
+            String name = String.format("layer%02d.", l);
+            taps.record(name + "lanes_in", x, lanes, d);
+
+            // mHC coefficients: the rms division moved past the GEMM onto its [T, 24] result.
+            int nc = 2 * lanes + lanes * lanes;
+            float[] coef = project(dw.phi(), x);
+            int sel = l % lanes;
+            parallel(t, (from, to) -> {
+                float[] a = new float[lanes * lanes], s = new float[lanes * lanes];
+                for (int pos = from; pos < to; pos++) {
+                    float inv = inverseRms(x, pos * lanes * d, lanes * d);
+                    int c = pos * nc;
+                    for (int i = 0; i < lanes; i++) {
+                        hpre[pos * lanes + i] = Norms.sigmoid(w.aPre[l] * (coef[c + i] * inv) + w.bPre[l * lanes + i] + (i == sel ? 4f : -4f));
+                        hpost[pos * lanes + i] = 2f * Norms.sigmoid(
+                                w.aPost[l] * (coef[c + lanes + i] * inv) + w.bPost[l * lanes + i] + (i == sel ? 0f : -4f));
+                    }
+                    for (int i = 0; i < lanes * lanes; i++) {
+                        a[i] = w.aRes[l] * (coef[c + 2 * lanes + i] * inv) + w.bRes[l * lanes * lanes + i];
+                    }
+                    Sinkhorn.apply(a, lanes, s);
+                    System.arraycopy(s, 0, mix, pos * lanes * lanes, lanes * lanes);
+                    weightedLanes(x, pos, hpre, u);
+                }
+            });
+            taps.record(name + "hpre", hpre, lanes);
+            taps.record(name + "u", u, d);
+
+            System.arraycopy(u, 0, bx, 0, t * d);
+            int site = siteOfLayer[l];
+            if (site >= 0) injectEngram(site, name);
+
+            attention(l, lw, dw, name);
+            hadamardMlp(lw);
+            taps.record(name + "block_out", bx, d);
+
+            // mHC update: X = sinkhorn(A) X + hpost * (block(u) - u).
+            taps.record(name + "hpost", hpost, lanes);
+            taps.record(name + "sinkhorn", mix, lanes, lanes);
+            parallel(t, (from, to) -> {
+                for (int pos = from; pos < to; pos++) mixLanes(pos);
+            });
+            float[] swap = x;
+            x = next;
+            next = swap;
+            taps.record(name + "lanes_out", x, lanes, d);
+        }
+
+        /** {@code next[pos] = S X[pos] + hpost (bx - u)} for one position. */
+        private void mixLanes(int pos) {
+            int base = pos * lanes * d;
+            for (int i = 0; i < lanes; i++) {
+                int out = base + i * d;
+                float hp = hpost[pos * lanes + i];
+                int c = 0;
+                for (int bound = F.loopBound(d); c < bound; c += F.length()) {
+                    FloatVector acc = FloatVector.zero(F);
+                    for (int j = 0; j < lanes; j++) {
+                        acc = acc.add(FloatVector.fromArray(F, x, base + j * d + c).mul(mix[(pos * lanes + i) * lanes + j]));
+                    }
+                    FloatVector y = FloatVector.fromArray(F, bx, pos * d + c).sub(FloatVector.fromArray(F, u, pos * d + c));
+                    acc.add(y.mul(hp)).intoArray(next, out + c);
+                }
+                for (; c < d; c++) {
+                    float acc = 0f;
+                    for (int j = 0; j < lanes; j++) acc += mix[(pos * lanes + i) * lanes + j] * x[base + j * d + c];
+                    next[out + c] = acc + hp * (bx[pos * d + c] - u[pos * d + c]);
+                }
+            }
+        }
+
+        /** {@code bx = x + sigmoid(attn_gate) * ZCN(attention(ZCN(x)))}, passing the layer's keys and values to the sink. */
+        private void attention(int l, LayerWeights lw, DenseWeights.Layer dw, String name) {
+            parallel(t, (from, to) -> {
+                for (int pos = from; pos < to; pos++) zcn(bx, pos * d, d, lw.normIn(), normed, pos * d);
+            });
+            float[] qkvg = project(dw.qkvg(), normed);
+
+            // Per position: head norms and rotation; queries scaled by 1/sqrt(head_dim) into
+            // [kv_heads, group * T, head_dim] (the group's query heads stacked along the rows).
+            float scale = (float) (1.0 / Math.sqrt(headDim));
+            float[] q = taps.wants(name + "attn.q") ? new float[t * qDim] : null;
+            parallel(t, (from, to) -> {
+                float[] row = new float[qDim + kvDim];
+                for (int pos = from; pos < to; pos++) {
+                    int at = pos * qkvgDim;
+                    for (int h = 0; h < heads + kvHeads; h++) {
+                        zcn(qkvg, at + h * headDim, headDim, h < heads ? lw.qNorm() : lw.kNorm(), row, h * headDim);
+                    }
+                    rope.apply(row, 0, heads, pos);
+                    rope.apply(row, qDim, kvHeads, pos);
+                    if (q != null) System.arraycopy(row, 0, q, pos * qDim, qDim);
+                    System.arraycopy(row, qDim, k, pos * kvDim, kvDim);
+                    System.arraycopy(qkvg, at + qDim + kvDim, v, pos * kvDim, kvDim);
+                    for (int h = 0; h < heads; h++) {
+                        int dst = ((h * t) + pos) * headDim;
+                        for (int i = 0; i < headDim; i++) queries[dst + i] = row[h * headDim + i] * scale;
+                    }
+                }
+            });
+            if (q != null) taps.record(name + "attn.q", q, heads, headDim);
+            taps.record(name + "attn.k", k, kvHeads, headDim);
+            taps.record(name + "attn.v", v, kvHeads, headDim);
+            kv.layer(l, k, v);
+
+            packKeysValues();
+            parallel(heads, (from, to) -> {
+                float[] weights = new float[t * keyStride], headOut = new float[t * valueStride];
+                for (int h = from; h < to; h++) attendHead(h, qkvg, weights, headOut);
+            });
+            float[] attnOut = project(dw.out(), o);
+            taps.record(name + "attn.out", attnOut, d);
+            float attnGate = Norms.sigmoid(lw.attnGate());
+            parallel(t, (from, to) -> {
+                for (int pos = from; pos < to; pos++) {
+                    zcn(attnOut, pos * d, d, lw.postNorm(), attnOut, pos * d);
+                    for (int i = pos * d; i < (pos + 1) * d; i++) bx[i] += attnGate * attnOut[i];
+                }
+            });
+        }
+
+        /** Keys and values of every kv head in the kernel's packed layout (padding stays zero). */
+        private void packKeysValues() {
+            for (int pos = 0; pos < t; pos++) {
+                for (int kh = 0; kh < kvHeads; kh++) {
+                    for (int i = 0; i < headDim; i++) {
+                        int src = pos * kvDim + kh * headDim + i;
+                        keySegment.setAtIndex(ValueLayout.JAVA_FLOAT, ((kh * keyPanelCount + pos / PANEL) * headDim + i) * PANEL + pos % PANEL, k[src]);
+                        valueSegment.setAtIndex(ValueLayout.JAVA_FLOAT, ((kh * valuePanelCount + i / PANEL) * t + pos) * PANEL + i % PANEL, v[src]);
+                    }
+                }
+            }
+        }
+
+        /**
+         * Query head {@code h} over all positions: scores {@code q K^T} on the key panels each block of
+         * queries can see (causal), the masked softmax, its product with the values (keys past a
+         * block's last query have weight 0 and are skipped), gated by sigmoid(gate) into {@code o}.
+         */
+        private void attendHead(int h, float[] qkvg, float[] weights, float[] headOut) {
+            int kh = h / group, q0 = h * t * headDim;
+            long keyPanelBytes = (long) headDim * PANEL * Float.BYTES, valuePanelBytes = (long) t * PANEL * Float.BYTES;
+            long keyBase = kh * keyPanelCount * keyPanelBytes, valueBase = kh * valuePanelCount * valuePanelBytes;
+            int r = 0;
+            for (; r + BLOCK <= t; r += BLOCK) {
+                for (int p = 0; p <= (r + BLOCK - 1) / PANEL; p++) {
+                    DenseWeights.block(queries, q0 + r * headDim, headDim, keySegment, keyBase + p * keyPanelBytes, headDim,
+                            weights, r * keyStride + p * PANEL, keyStride);
+                }
+            }
+            for (; r < t; r++) {
+                for (int p = 0; p <= r / PANEL; p++) {
+                    DenseWeights.row(queries, q0 + r * headDim, keySegment, keyBase + p * keyPanelBytes, headDim, weights, r * keyStride + p * PANEL);
+                }
+            }
+            for (r = 0; r < t; r++) softmaxRow(weights, r * keyStride, r);
+            for (r = 0; r + BLOCK <= t; r += BLOCK) {
+                for (int p = 0; p < valuePanelCount; p++) {
+                    DenseWeights.block(weights, r * keyStride, keyStride, valueSegment, valueBase + p * valuePanelBytes, r + BLOCK,
+                            headOut, r * valueStride + p * PANEL, valueStride);
+                }
+            }
+            for (; r < t; r++) {
+                for (int p = 0; p < valuePanelCount; p++) {
+                    DenseWeights.row(weights, r * keyStride, valueSegment, valueBase + p * valuePanelBytes, r + 1, headOut, r * valueStride + p * PANEL);
+                }
+            }
+            for (int pos = 0; pos < t; pos++) {
+                gated(headOut, pos * valueStride, qkvg, pos * qkvgDim + qDim + 2 * kvDim + h * headDim, o, pos * qDim + h * headDim, headDim);
+            }
+        }
+
+        /** Softmax of the scores {@code s[base, base + t)} of query position {@code qpos} over the keys it sees; 0 for the rest. */
+        private void softmaxRow(float[] s, int base, int qpos) {
+            // Visible keys: [0, qpos] without a window; with one, the sinks [0, sinks) and [qpos - window + 1, qpos].
+            int lo = window == 0 ? 0 : Math.max(0, qpos - window + 1);
+            int sinkEnd = window == 0 ? 0 : Math.min(sinks, lo);
+            float max = Float.NEGATIVE_INFINITY;
+            for (int c = 0; c < sinkEnd; c++) max = Math.max(max, s[base + c]);
+            for (int c = lo; c <= qpos; c++) max = Math.max(max, s[base + c]);
+            float sum = expShifted(s, base, sinkEnd, max) + expShifted(s, base + lo, qpos + 1 - lo, max);
+            float inv = 1f / sum;
+            java.util.Arrays.fill(s, base + sinkEnd, base + lo, 0f);
+            java.util.Arrays.fill(s, base + qpos + 1, base + t, 0f);
+            scale(s, base, sinkEnd, inv);
+            scale(s, base + lo, qpos + 1 - lo, inv);
+        }
+
+        /** {@code bx = u + sigmoid(dot(rms_unit(u), rms_unit(k)) / sqrt(d)) * v} with the site's engram key and conv-mixed value. */
+        private void injectEngram(int site, String name) {
+            float[] rows = engramRows(w.engrams[site].tables());
+            float[] keyValue = project(dense.engramKeyValue[site], rows);
+            float[] tapWeights = w.engrams[site].taps();
+            int dilation = g.engramConvDilation();
+            float rootD = (float) Math.sqrt(d);
+            parallel(t, (from, to) -> {
+                float[] conv = new float[d];
+                for (int pos = from; pos < to; pos++) {
+                    int kv0 = pos * 2 * d;
+                    for (int i = 0; i < d; i++) conv[i] = keyValue[kv0 + d + i] * tapWeights[i];
+                    for (int j = 1; j < g.engramConvTaps(); j++) {
+                        int past = pos - j * dilation;
+                        if (past < 0) break;
+                        for (int i = 0; i < d; i++) conv[i] += keyValue[past * 2 * d + d + i] * tapWeights[j * d + i];
+                    }
+                    float dot = dot(u, pos * d, keyValue, kv0, d) * inverseRms(u, pos * d, d) * inverseRms(keyValue, kv0, d);
+                    float a = Norms.sigmoid(dot / rootD);
+                    alpha[pos] = a;
+                    for (int i = 0; i < d; i++) bx[pos * d + i] = u[pos * d + i] + a * conv[i];
+                }
+            });
+            taps.record(name + "engram_alpha", alpha, 1);
+        }
+
+        /** The gathered, concatenated table rows of every position ([T, tables * sub_dim]); zero where the n-gram is not whole. */
+        private float[] engramRows(PackedCqMatrix tables) {
+            int[] orders = g.engramOrders();
+            int perOrder = g.numEngramTables() / orders.length, sub = tables.cols(), width = engramWidth();
+            float[] e = new float[t * width];
+            float[] scratch = new float[tables.decodeScratchLength()];
+            for (int pos = 0; pos < t; pos++) {
+                for (int oi = 0; oi < orders.length; oi++) {
+                    if (pos - (orders[oi] - 1) < 0) continue;
+                    for (int h = 0; h < perOrder; h++) {
+                        int table = oi * perOrder + h;
+                        int slot = EngramHash.slot(tokens, pos, orders[oi], table, g.engramSlots());
+                        tables.decodeRow(table * g.engramSlots() + slot, e, pos * width + table * sub, scratch);
+                    }
+                }
+            }
+            return e;
+        }
+
+        /**
+         * {@code bx += crop(d3 * H silu(d2 * H (d1 * pad(ZCN(bx)))))} per position, H the orthonormal
+         * Walsh-Hadamard transform of length hada_n: the native engine's FWHT, with a vector SiLU.
+         */
+        private void hadamardMlp(LayerWeights lw) {
+            int n = g.hadaN();
+            float[] d1 = lw.d1(), d2 = lw.d2(), d3 = lw.d3();
+            parallel(t, (from, to) -> {
+                float[] z = new float[n];
+                for (int pos = from; pos < to; pos++) {
+                    zcn(bx, pos * d, d, lw.preHada(), z, 0);
+                    for (int i = 0; i < d; i++) z[i] *= d1[i];
+                    java.util.Arrays.fill(z, d, n, 0f);
+                    Hadamard.transform(z, 0, n);
+                    int i = 0;
+                    for (int bound = F.loopBound(n); i < bound; i += F.length()) {
+                        FloatVector a = FloatVector.fromArray(F, d2, i).mul(FloatVector.fromArray(F, z, i));
+                        a.div(a.neg().lanewise(VectorOperators.EXP).add(1f)).intoArray(z, i);
+                    }
+                    for (; i < n; i++) {
+                        float a = d2[i] * z[i];
+                        z[i] = a / (1f + (float) Math.exp(-a));
+                    }
+                    Hadamard.transform(z, 0, n);
+                    for (i = 0; i < d; i++) bx[pos * d + i] += d3[i] * z[i];
+                }
+            });
+        }
+    }
+
+    /**
+     * {@code x @ weight} for the rows of {@code x} ({@code [rows, weight.in()]}), {@code [rows, weight.out()]}:
+     * panels split over the threads, or row blocks when there are fewer panels than threads.
+     */
+    private float[] project(DenseWeights.Matrix weight, float[] x) {
+        int rows = x.length / weight.in(), panels = weight.panels();
+        float[] y = new float[rows * weight.stride()];
+        if (panels >= threads) {
+            parallel(panels, (from, to) -> weight.multiply(x, 0, rows, y, from, to));
+        } else {
+            int blocks = (rows + BLOCK - 1) / BLOCK;
+            parallel(blocks, (from, to) -> weight.multiply(x, from * BLOCK, Math.min(rows, to * BLOCK), y, 0, panels));
+        }
+        if (weight.stride() == weight.out()) return y;
+        float[] compact = new float[rows * weight.out()];
+        for (int r = 0; r < rows; r++) System.arraycopy(y, r * weight.stride(), compact, r * weight.out(), weight.out());
+        return compact;
+    }
+
+    private int engramWidth() {
+        return g.numEngramSites() == 0 ? 0 : g.numEngramTables() * w.engrams[0].tables().cols();
+    }
+
+    /** Runs {@code body} over [0, n) split into one contiguous range per thread. */
+    private void parallel(int n, RangeBody body) {
+        if (threads == 1 || n < 2 * threads) {
+            body.run(0, n);
+            return;
+        }
+        IntStream.range(0, threads).parallel().forEach(i -> body.run(n * i / threads, n * (i + 1) / threads));
+    }
+
+    @FunctionalInterface
+    private interface RangeBody {
+        void run(int from, int to);
+    }
+
+    /** {@code u[pos] = sum over lanes of hpre[pos, lane] * x[pos, lane]}. */
+    private void weightedLanes(float[] x, int pos, float[] hpre, float[] u) {
+        int base = pos * lanes * d;
+        int c = 0;
+        for (int bound = F.loopBound(d); c < bound; c += F.length()) {
+            FloatVector acc = FloatVector.zero(F);
+            for (int lane = 0; lane < lanes; lane++) {
+                acc = acc.add(FloatVector.fromArray(F, x, base + lane * d + c).mul(hpre[pos * lanes + lane]));
+            }
+            acc.intoArray(u, pos * d + c);
+        }
+        for (; c < d; c++) {
+            float acc = 0f;
+            for (int lane = 0; lane < lanes; lane++) acc += hpre[pos * lanes + lane] * x[base + lane * d + c];
+            u[pos * d + c] = acc;
+        }
+    }
+
+    /** {@code out = (1 + gain) * x / sqrt(mean(x^2) + 1e-6)} over {@code n} values, as {@link Norms#zcn}. */
+    private static void zcn(float[] x, int off, int n, float[] gain, float[] out, int outOff) {
+        float inv = inverseRms(x, off, n);
+        int i = 0;
+        for (int bound = F.loopBound(n); i < bound; i += F.length()) {
+            FloatVector.fromArray(F, gain, i).add(1f).mul(FloatVector.fromArray(F, x, off + i)).mul(inv).intoArray(out, outOff + i);
+        }
+        for (; i < n; i++) out[outOff + i] = (1f + gain[i]) * x[off + i] * inv;
+    }
+
+    /** {@code 1 / sqrt(mean(x^2) + 1e-6)} over {@code n} values, as {@link Norms}, summed in vector lanes. */
+    private static float inverseRms(float[] x, int off, int n) {
+        return (float) (1.0 / Math.sqrt(dot(x, off, x, off, n) / n + 1e-6));
+    }
+
+    private static float dot(float[] a, int aOff, float[] b, int bOff, int n) {
+        FloatVector acc = FloatVector.zero(F);
+        int i = 0;
+        for (int bound = F.loopBound(n); i < bound; i += F.length()) {
+            acc = FloatVector.fromArray(F, a, aOff + i).fma(FloatVector.fromArray(F, b, bOff + i), acc);
+        }
+        float s = acc.reduceLanes(VectorOperators.ADD);
+        for (; i < n; i++) s += a[aOff + i] * b[bOff + i];
+        return s;
+    }
+
+    /** {@code out = x * sigmoid(gate)} over {@code n} values. */
+    private static void gated(float[] x, int xOff, float[] gate, int gOff, float[] out, int outOff, int n) {
+        int i = 0;
+        for (int bound = F.loopBound(n); i < bound; i += F.length()) {
+            FloatVector s = FloatVector.fromArray(F, gate, gOff + i).neg().lanewise(VectorOperators.EXP).add(1f);
+            FloatVector.fromArray(F, x, xOff + i).div(s).intoArray(out, outOff + i);
+        }
+        for (; i < n; i++) out[outOff + i] = x[xOff + i] * Norms.sigmoid(gate[gOff + i]);
+    }
+
+    /** {@code a[off, off + n) = exp(a - max)}; returns their sum. */
+    private static float expShifted(float[] a, int off, int n, float max) {
+        FloatVector sum = FloatVector.zero(F);
+        int i = 0;
+        for (int bound = F.loopBound(n); i < bound; i += F.length()) {
+            FloatVector e = FloatVector.fromArray(F, a, off + i).sub(max).lanewise(VectorOperators.EXP);
+            e.intoArray(a, off + i);
+            sum = sum.add(e);
+        }
+        float total = sum.reduceLanes(VectorOperators.ADD);
+        for (; i < n; i++) {
+            float e = (float) Math.exp(a[off + i] - max);
+            a[off + i] = e;
+            total += e;
+        }
+        return total;
+    }
+
+    private static void scale(float[] a, int off, int n, float factor) {
+        int i = 0;
+        for (int bound = F.loopBound(n); i < bound; i += F.length()) {
+            FloatVector.fromArray(F, a, off + i).mul(factor).intoArray(a, off + i);
+        }
+        for (; i < n; i++) a[off + i] *= factor;
+    }
+}

@@ -2,7 +2,7 @@ package dev.needlewb.engine;
 
 /**
  * How a prompt enters a fresh session: {@link #NATIVE} token by token on the packed kernels
- * ({@link Session#prefill}), or a {@link BatchPrefill} through libtorch. Either way the session is
+ * ({@link Session#prefill}), or a {@link BatchPrefill} of the whole prompt at once. Either way the session is
  * left ready for {@link Session#step} at the position after the prompt.
  */
 @FunctionalInterface

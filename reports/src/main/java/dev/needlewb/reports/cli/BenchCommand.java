@@ -152,7 +152,7 @@ final class BenchCommand implements Callable<Integer> {
         List<Double> sorted = batchSetupMillis.stream().sorted().toList();
         double median = sorted.get(sorted.size() / 2);
         body.put("batch_prefill_setup_ms", median);
-        return String.format(Locale.ROOT, "%nPrefill: batch (whole prompt through libtorch, float32 on dense weights);"
+        return String.format(Locale.ROOT, "%nPrefill: batch (whole prompt at once, float32 on dense weights);"
                 + " building the dense weights took %.1f ms per run (median), counted in neither load nor prefill.%n", median);
     }
 

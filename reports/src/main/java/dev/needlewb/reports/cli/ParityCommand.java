@@ -56,7 +56,7 @@ final class ParityCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true, multiplicity = "1")
     TokenArguments input;
 
-    @Option(names = "--engine", split = ",", paramLabel = "exact|int8|torch", defaultValue = "exact,int8",
+    @Option(names = "--engine", split = ",", paramLabel = "exact|int8|batch", defaultValue = "exact,int8",
             description = "Engines to compare, in report order; each later one is also compared with each earlier one (default: ${DEFAULT-VALUE}).")
     List<String> engines;
 

@@ -14,8 +14,8 @@ final class PrefillArgument {
     enum Kind { NATIVE, BATCH }
 
     @Option(names = "--prefill", paramLabel = "native|batch", defaultValue = "native", converter = KindConverter.class,
-            description = "native: token by token on the packed kernels; batch: the whole prompt at once through libtorch"
-                    + " (DJL, float32 on dense weights built at start, loaded offline) (default: ${DEFAULT-VALUE}).")
+            description = "native: token by token on the packed kernels; batch: the whole prompt at once on float32"
+                    + " dense weights built at start (default: ${DEFAULT-VALUE}).")
     Kind kind;
 
     boolean batch() {

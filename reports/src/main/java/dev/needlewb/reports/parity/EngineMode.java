@@ -12,8 +12,8 @@ import dev.needlewb.reference.ForwardOptions;
 public enum EngineMode {
     EXACT("exact", NumericMode.EXACT),
     INT8("int8", NumericMode.INT8),
-    /** The batch prefill through libtorch: float32 on dense weights, the whole sequence at once. */
-    TORCH("torch", NumericMode.EXACT);
+    /** The batch prefill: float32 on dense weights, the whole sequence at once. */
+    BATCH("batch", NumericMode.EXACT);
 
     private static final ReferenceConfig FLOAT = new ReferenceConfig("reference q0 (quant=False, float KV)",
             ForwardOptions.DEFAULT, "strict");
@@ -50,10 +50,10 @@ public enum EngineMode {
 
     /**
      * Runs {@code tokens} from position 0 on {@code engine} (opened in {@link #numericMode}), recording
-     * every tap into {@code taps}: token by token natively, or in one batch prefill for {@link #TORCH}.
+     * every tap into {@code taps}: token by token natively, or in one batch prefill for {@link #BATCH}.
      */
     public void run(Engine engine, int[] tokens, TapSink taps) throws WorkbenchException {
-        if (this == TORCH) {
+        if (this == BATCH) {
             try (BatchPrefill batch = BatchPrefill.open(engine)) {
                 batch.prefill(engine.newSession(), tokens, taps);
             }
@@ -63,7 +63,7 @@ public enum EngineMode {
         }
     }
 
-    /** By label ("exact", "int8", "torch"), or null. */
+    /** By label ("exact", "int8", "batch"), or null. */
     public static EngineMode byLabel(String label) {
         for (EngineMode m : values()) if (m.label.equals(label)) return m;
         return null;

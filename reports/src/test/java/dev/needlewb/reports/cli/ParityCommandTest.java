@@ -113,10 +113,10 @@ class ParityCommandTest {
 
     @Test
     void theTorchBatchPrefillPassesTheStrictProfile(@TempDir Path dir) throws Exception {
-        CliRun run = CliRun.of("parity", cact(), "--tokens", s040(), "--engine", "torch", "--out", dir.toString());
+        CliRun run = CliRun.of("parity", cact(), "--tokens", s040(), "--engine", "batch", "--out", dir.toString());
         assertThat(run.exit()).as(run.out() + run.err()).isZero();
         JsonNode torch = new ObjectMapper().readTree(dir.resolve("parity.json").toFile()).at("/parity/comparisons/0");
-        assertThat(torch.path("engine").asText()).isEqualTo("torch");
+        assertThat(torch.path("engine").asText()).isEqualTo("batch");
         assertThat(torch.path("profile").asText()).isEqualTo("strict");
         JsonNode taps = torch.path("taps");
         // The batch path records the native tap set: per-layer states through to the logits.

@@ -10,6 +10,7 @@ import dev.needlewb.engine.layer.Sinkhorn;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.stream.IntStream;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
@@ -24,11 +25,6 @@ import jdk.incubator.vector.VectorSpecies;
  * the products (norms, mHC coefficients and mixing, rotation, masked softmax, gates, residuals, the
  * engram's gather and convolution, the Hadamard MLP) runs as one fused pass over the positions per
  * step. Both are split over the engine's threads.
- *
- * <p>Why not libtorch (DJL's PyTorch engine, this path's first form): its MKL takes the AVX2 sgemm
- * on AMD processors whatever MKL_CBWR or MKL_ENABLE_INSTRUCTIONS say (256x512x1536: 91 GFLOP/s on
- * one Zen 5 core, 165 on two, against this kernel's ~200 and ~360; the core's 512-bit FMA peak
- * measures 219), and each of the ~100 small ops per layer cost a JNI call and an OpenMP wake-up.
  *
  * <p>The engine's own float32 building blocks are used where they are per position already (the
  * {@link Sinkhorn}, {@link Rope}, the FWHT, the CQ row decoder); norms and gates follow {@link Norms}'
@@ -49,6 +45,8 @@ final class BatchForward {
     private final int threads;
     private final int d, lanes, heads, kvHeads, headDim, group, qDim, kvDim, qkvgDim;
     private final int[] siteOfLayer;
+    /** Tap name prefixes, {@code layerNN.}. */
+    private final String[] layerNames;
 
     BatchForward(ModelWeights w, DenseWeights dense, int threads) {
         this.w = w;
@@ -65,8 +63,10 @@ final class BatchForward {
         kvDim = g.kvDim();
         qkvgDim = 2 * qDim + 2 * kvDim;
         siteOfLayer = new int[g.numLayers()];
-        java.util.Arrays.fill(siteOfLayer, -1);
+        Arrays.fill(siteOfLayer, -1);
         for (int s = 0; s < g.numEngramSites(); s++) siteOfLayer[g.engramSites()[s]] = s;
+        layerNames = new String[g.numLayers()];
+        Arrays.setAll(layerNames, l -> String.format("layer%02d.", l));
     }
 
     /**
@@ -96,6 +96,8 @@ final class BatchForward {
         private final MemorySegment keySegment, valueSegment;
         /** Panels of positions (keys) and of head dims (values), and the row strides of the scores and head outputs. */
         private final int keyPanelCount, valuePanelCount, keyStride, valueStride;
+        /** Per worker of the head split: attention weights [T, keyStride] and one head's output [T, valueStride]. */
+        private final float[][] scores, headOuts;
 
         Pass(Arena arena, int[] tokens, int window, int sinks, KvSink kv, BatchTaps taps) {
             this.tokens = tokens;
@@ -122,6 +124,8 @@ final class BatchForward {
             keySegment = arena.allocate((long) kvHeads * keyPanelCount * headDim * PANEL * Float.BYTES, 64);
             valueSegment = arena.allocate((long) kvHeads * valuePanelCount * t * PANEL * Float.BYTES, 64);
             o = new float[t * qDim];
+            scores = new float[threads][t * keyStride];
+            headOuts = new float[threads][t * valueStride];
             normed = new float[t * d];
             alpha = new float[t];
         }
@@ -146,7 +150,7 @@ final class BatchForward {
             float[] logits = project(dense.logits, h);
             taps.record("logits", logits, g.vocab());
             if (allLogits || from == t - 1) return logits;
-            return java.util.Arrays.copyOfRange(logits, (t - 1) * g.vocab(), t * g.vocab());
+            return Arrays.copyOfRange(logits, (t - 1) * g.vocab(), t * g.vocab());
         }
 
         /** {@code sqrt(d) * E[token]} in every lane. */
@@ -167,14 +171,14 @@ final class BatchForward {
         private void layer(int l) {
             LayerWeights lw = w.layers[l];
             DenseWeights.Layer dw = dense.layers[l];
-            String name = String.format("layer%02d.", l);
+            String name = layerNames[l];
             taps.record(name + "lanes_in", x, lanes, d);
 
             // mHC coefficients: the rms division moved past the GEMM onto its [T, 24] result.
             int nc = 2 * lanes + lanes * lanes;
             float[] coef = project(dw.phi(), x);
             int sel = l % lanes;
-            parallel(t, (from, to) -> {
+            parallel(t, (from, to, worker) -> {
                 float[] a = new float[lanes * lanes], s = new float[lanes * lanes];
                 for (int pos = from; pos < to; pos++) {
                     float inv = inverseRms(x, pos * lanes * d, lanes * d);
@@ -206,7 +210,7 @@ final class BatchForward {
             // mHC update: X = sinkhorn(A) X + hpost * (block(u) - u).
             taps.record(name + "hpost", hpost, lanes);
             taps.record(name + "sinkhorn", mix, lanes, lanes);
-            parallel(t, (from, to) -> {
+            parallel(t, (from, to, worker) -> {
                 for (int pos = from; pos < to; pos++) mixLanes(pos);
             });
             float[] swap = x;
@@ -240,16 +244,16 @@ final class BatchForward {
 
         /** {@code bx = x + sigmoid(attn_gate) * ZCN(attention(ZCN(x)))}, passing the layer's keys and values to the sink. */
         private void attention(int l, LayerWeights lw, DenseWeights.Layer dw, String name) {
-            parallel(t, (from, to) -> {
+            parallel(t, (from, to, worker) -> {
                 for (int pos = from; pos < to; pos++) zcn(bx, pos * d, d, lw.normIn(), normed, pos * d);
             });
             float[] qkvg = project(dw.qkvg(), normed);
 
             // Per position: head norms and rotation; queries scaled by 1/sqrt(head_dim) into
-            // [kv_heads, group * T, head_dim] (the group's query heads stacked along the rows).
+            // [heads, T, head_dim], each head's rows contiguous for the kernel.
             float scale = (float) (1.0 / Math.sqrt(headDim));
             float[] q = taps.wants(name + "attn.q") ? new float[t * qDim] : null;
-            parallel(t, (from, to) -> {
+            parallel(t, (from, to, worker) -> {
                 float[] row = new float[qDim + kvDim];
                 for (int pos = from; pos < to; pos++) {
                     int at = pos * qkvgDim;
@@ -273,14 +277,13 @@ final class BatchForward {
             kv.layer(l, k, v);
 
             packKeysValues();
-            parallel(heads, (from, to) -> {
-                float[] weights = new float[t * keyStride], headOut = new float[t * valueStride];
-                for (int h = from; h < to; h++) attendHead(h, qkvg, weights, headOut);
+            parallel(heads, (from, to, worker) -> {
+                for (int h = from; h < to; h++) attendHead(h, qkvg, scores[worker], headOuts[worker]);
             });
             float[] attnOut = project(dw.out(), o);
             taps.record(name + "attn.out", attnOut, d);
             float attnGate = Norms.sigmoid(lw.attnGate());
-            parallel(t, (from, to) -> {
+            parallel(t, (from, to, worker) -> {
                 for (int pos = from; pos < to; pos++) {
                     zcn(attnOut, pos * d, d, lw.postNorm(), attnOut, pos * d);
                     for (int i = pos * d; i < (pos + 1) * d; i++) bx[i] += attnGate * attnOut[i];
@@ -349,8 +352,8 @@ final class BatchForward {
             for (int c = lo; c <= qpos; c++) max = Math.max(max, s[base + c]);
             float sum = expShifted(s, base, sinkEnd, max) + expShifted(s, base + lo, qpos + 1 - lo, max);
             float inv = 1f / sum;
-            java.util.Arrays.fill(s, base + sinkEnd, base + lo, 0f);
-            java.util.Arrays.fill(s, base + qpos + 1, base + t, 0f);
+            Arrays.fill(s, base + sinkEnd, base + lo, 0f);
+            Arrays.fill(s, base + qpos + 1, base + t, 0f);
             scale(s, base, sinkEnd, inv);
             scale(s, base + lo, qpos + 1 - lo, inv);
         }
@@ -362,7 +365,7 @@ final class BatchForward {
             float[] tapWeights = w.engrams[site].taps();
             int dilation = g.engramConvDilation();
             float rootD = (float) Math.sqrt(d);
-            parallel(t, (from, to) -> {
+            parallel(t, (from, to, worker) -> {
                 float[] conv = new float[d];
                 for (int pos = from; pos < to; pos++) {
                     int kv0 = pos * 2 * d;
@@ -384,7 +387,7 @@ final class BatchForward {
         /** The gathered, concatenated table rows of every position ([T, tables * sub_dim]); zero where the n-gram is not whole. */
         private float[] engramRows(PackedCqMatrix tables) {
             int[] orders = g.engramOrders();
-            int perOrder = g.numEngramTables() / orders.length, sub = tables.cols(), width = engramWidth();
+            int perOrder = g.numEngramTables() / orders.length, sub = tables.cols(), width = g.numEngramTables() * sub;
             float[] e = new float[t * width];
             float[] scratch = new float[tables.decodeScratchLength()];
             for (int pos = 0; pos < t; pos++) {
@@ -407,7 +410,7 @@ final class BatchForward {
         private void hadamardMlp(LayerWeights lw) {
             int n = g.hadaN();
             float[] d1 = lw.d1(), d2 = lw.d2(), d3 = lw.d3();
-            parallel(t, (from, to) -> {
+            parallel(t, (from, to, worker) -> {
                 float[] z = new float[n];
                 for (int pos = from; pos < to; pos++) {
                     zcn(bx, pos * d, d, lw.preHada(), z, 0);
@@ -438,10 +441,10 @@ final class BatchForward {
         int rows = x.length / weight.in(), panels = weight.panels();
         float[] y = new float[rows * weight.stride()];
         if (panels >= threads) {
-            parallel(panels, (from, to) -> weight.multiply(x, 0, rows, y, from, to));
+            parallel(panels, (from, to, worker) -> weight.multiply(x, 0, rows, y, from, to));
         } else {
             int blocks = (rows + BLOCK - 1) / BLOCK;
-            parallel(blocks, (from, to) -> weight.multiply(x, from * BLOCK, Math.min(rows, to * BLOCK), y, 0, panels));
+            parallel(blocks, (from, to, worker) -> weight.multiply(x, from * BLOCK, Math.min(rows, to * BLOCK), y, 0, panels));
         }
         if (weight.stride() == weight.out()) return y;
         float[] compact = new float[rows * weight.out()];
@@ -449,22 +452,18 @@ final class BatchForward {
         return compact;
     }
 
-    private int engramWidth() {
-        return g.numEngramSites() == 0 ? 0 : g.numEngramTables() * w.engrams[0].tables().cols();
-    }
-
-    /** Runs {@code body} over [0, n) split into one contiguous range per thread. */
+    /** Runs {@code body} over [0, n) split into one contiguous range per worker (numbered from 0). */
     private void parallel(int n, RangeBody body) {
         if (threads == 1 || n < 2 * threads) {
-            body.run(0, n);
+            body.run(0, n, 0);
             return;
         }
-        IntStream.range(0, threads).parallel().forEach(i -> body.run(n * i / threads, n * (i + 1) / threads));
+        IntStream.range(0, threads).parallel().forEach(i -> body.run(n * i / threads, n * (i + 1) / threads, i));
     }
 
     @FunctionalInterface
     private interface RangeBody {
-        void run(int from, int to);
+        void run(int from, int to, int worker);
     }
 
     /** {@code u[pos] = sum over lanes of hpre[pos, lane] * x[pos, lane]}. */

@@ -60,10 +60,14 @@ final class DenseWeights implements AutoCloseable {
      * {@link #PANEL} output columns, {@code [panels][in][PANEL]}, zero-padded past {@code out}: the
      * kernel streams one panel while eight input rows stay in L1.
      */
-    record Matrix(MemorySegment packed, int in, int out, int panels) {
+    record Matrix(MemorySegment packed, int in, int out) {
+        int panels() {
+            return (out + PANEL - 1) / PANEL;
+        }
+
         /** Row stride of the products: {@code out} rounded up to whole panels. */
         int stride() {
-            return panels * PANEL;
+            return panels() * PANEL;
         }
 
         /**
@@ -168,7 +172,7 @@ final class DenseWeights implements AutoCloseable {
                 for (int k = 0; k < in; k++) packed.setAtIndex(ValueLayout.JAVA_FLOAT, at + (long) k * PANEL, row[k]);
             }
         }
-        return new Matrix(packed, in, out, panels);
+        return new Matrix(packed, in, out);
     }
 
     @Override

@@ -94,8 +94,8 @@ public final class BenchSummary {
                     format(s.length == 0 ? Double.NaN : s[s.length - 1])));
         }
         md.table(List.of("metric", ">median", ">min", ">max"), rows);
-        md.paragraph("Each run opens the model, tokenizes the prompt, prefills it (token by token unless a batch prefill is noted below) and decodes greedily"
-                + " without stopping at EOS; time to first token counts from the start of prefill to the first pick.");
+        md.paragraph("Each run opens the model, tokenizes the prompt, prefills it (token by token unless a batch prefill"
+                + " is noted below) and decodes greedily without stopping at EOS; time to first token counts from the start of prefill to the first pick.");
         Report.appendProvenance(md, inputs);
         return md.toString();
     }

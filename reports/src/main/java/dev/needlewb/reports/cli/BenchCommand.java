@@ -132,7 +132,8 @@ final class BenchCommand implements Callable<Integer> {
                     int[] encoded = tokenizer.encode(prompt);
                     long tokenized = System.nanoTime();
                     int[] ids = promptIds(tokenizer, encoded);
-                                        Generator.Result r = new Generator(engine, tokenizer, PrefillArgument.chosen(batch)).generate(ids, newTokens, Sampler.greedy(), false, null);
+                    Generator.Result r = new Generator(engine, tokenizer, PrefillArgument.chosen(batch))
+                            .generate(ids, newTokens, Sampler.greedy(), false, null);
                     long rssAfter = ProcStatus.residentKib();
                     kvBytes = r.kvCacheBytes();
                     long growth = rssBefore == PeakRss.UNAVAILABLE || rssAfter == PeakRss.UNAVAILABLE ? PeakRss.UNAVAILABLE : rssAfter - rssBefore;

@@ -103,7 +103,8 @@ final class GenerateCommand implements Callable<Integer> {
                     out.print(delta);
                     out.flush();
                 };
-                                Generator.Result r = new Generator(engine, tokenizer, PrefillArgument.chosen(batch)).generate(promptIds, maxNew, sampler, true, stream);
+                Generator.Result r = new Generator(engine, tokenizer, PrefillArgument.chosen(batch))
+                        .generate(promptIds, maxNew, sampler, true, stream);
                 if (json) {
                     ObjectNode node = Report.JSON.createObjectNode();
                     node.putArray("prompt_ids").addAll(ids(r.promptIds()));

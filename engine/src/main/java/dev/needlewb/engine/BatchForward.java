@@ -2,18 +2,20 @@ package dev.needlewb.engine;
 
 import dev.needlewb.converter.model.EngramHash;
 import dev.needlewb.converter.model.Geometry;
-import dev.needlewb.engine.kernel.Hadamard;
+import dev.needlewb.engine.kernel.Lanes;
+import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
+import dev.needlewb.engine.layer.HadamardMlp;
 import dev.needlewb.engine.layer.Norms;
 import dev.needlewb.engine.layer.Rope;
 import dev.needlewb.engine.layer.Sinkhorn;
+import dev.needlewb.engine.layer.VectorExp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.stream.IntStream;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -26,9 +28,12 @@ import jdk.incubator.vector.VectorSpecies;
  * engram's gather and convolution, the Hadamard MLP) runs as one fused pass over the positions per
  * step. Both are split over the engine's threads.
  *
- * <p>The engine's own float32 building blocks are used where they are per position already (the
- * {@link Sinkhorn}, {@link Rope}, the FWHT, the CQ row decoder); norms and gates follow {@link Norms}'
- * formulas with vector sums. Keys and values of each layer go to a {@link KvSink} as soon as they exist.
+ * <p>The engine's own float32 building blocks do the per-position work: {@link Sinkhorn}, {@link Rope},
+ * {@link HadamardMlp}, the CQ row decoder, {@link Norms} with sums on vector lanes, {@link VectorExp}
+ * for every exponential, {@link Lanes#sum} for every cross-lane sum. Those fix the order of every
+ * operation, so a prompt gives the same bits in every run (the Vector API's own {@code EXP} and
+ * {@code reduceLanes(ADD)} may differ between interpreted and compiled code). Keys and values of
+ * each layer go to a {@link KvSink} as soon as they exist.
  */
 final class BatchForward {
     /** Receives {@code k} and {@code v} of one layer, {@code [positions, kv_dim]} row-major. */
@@ -36,7 +41,9 @@ final class BatchForward {
         void layer(int layer, float[] k, float[] v);
     }
 
-    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Float> F = Lanes.F16;
+    /** Norms sum squares on vector lanes (then {@link Lanes#sum}) in this mode, as every pass here does. */
+    private static final NumericMode LANE_SUMS = NumericMode.INT8;
     private static final int PANEL = DenseWeights.PANEL, BLOCK = DenseWeights.BLOCK;
 
     private final ModelWeights w;
@@ -144,7 +151,7 @@ final class BatchForward {
                     for (int lane = 0; lane < lanes; lane++) s += x[(pos * lanes + lane) * d + i];
                     h[at + i] = s / lanes;
                 }
-                zcn(h, at, d, w.finalNorm, h, at);
+                Norms.zcn(LANE_SUMS, h, at, d, w.finalNorm, 0, h, at);
             }
             taps.record("final.norm", h, d);
             float[] logits = project(dense.logits, h);
@@ -181,7 +188,7 @@ final class BatchForward {
             parallel(t, (from, to, worker) -> {
                 float[] a = new float[lanes * lanes], s = new float[lanes * lanes];
                 for (int pos = from; pos < to; pos++) {
-                    float inv = inverseRms(x, pos * lanes * d, lanes * d);
+                    float inv = Norms.inverseRms(LANE_SUMS, x, pos * lanes * d, lanes * d);
                     int c = pos * nc;
                     for (int i = 0; i < lanes; i++) {
                         hpre[pos * lanes + i] = Norms.sigmoid(w.aPre[l] * (coef[c + i] * inv) + w.bPre[l * lanes + i] + (i == sel ? 4f : -4f));
@@ -245,7 +252,7 @@ final class BatchForward {
         /** {@code bx = x + sigmoid(attn_gate) * ZCN(attention(ZCN(x)))}, passing the layer's keys and values to the sink. */
         private void attention(int l, LayerWeights lw, DenseWeights.Layer dw, String name) {
             parallel(t, (from, to, worker) -> {
-                for (int pos = from; pos < to; pos++) zcn(bx, pos * d, d, lw.normIn(), normed, pos * d);
+                for (int pos = from; pos < to; pos++) Norms.zcn(LANE_SUMS, bx, pos * d, d, lw.normIn(), 0, normed, pos * d);
             });
             float[] qkvg = project(dw.qkvg(), normed);
 
@@ -258,7 +265,8 @@ final class BatchForward {
                 for (int pos = from; pos < to; pos++) {
                     int at = pos * qkvgDim;
                     for (int h = 0; h < heads + kvHeads; h++) {
-                        zcn(qkvg, at + h * headDim, headDim, h < heads ? lw.qNorm() : lw.kNorm(), row, h * headDim);
+                        Norms.zcn(LANE_SUMS, qkvg, at + h * headDim, headDim, h < heads ? lw.qNorm() : lw.kNorm(), 0, row,
+                                h * headDim);
                     }
                     rope.apply(row, 0, heads, pos);
                     rope.apply(row, qDim, kvHeads, pos);
@@ -285,7 +293,7 @@ final class BatchForward {
             float attnGate = Norms.sigmoid(lw.attnGate());
             parallel(t, (from, to, worker) -> {
                 for (int pos = from; pos < to; pos++) {
-                    zcn(attnOut, pos * d, d, lw.postNorm(), attnOut, pos * d);
+                    Norms.zcn(LANE_SUMS, attnOut, pos * d, d, lw.postNorm(), 0, attnOut, pos * d);
                     for (int i = pos * d; i < (pos + 1) * d; i++) bx[i] += attnGate * attnOut[i];
                 }
             });
@@ -375,7 +383,8 @@ final class BatchForward {
                         if (past < 0) break;
                         for (int i = 0; i < d; i++) conv[i] += keyValue[past * 2 * d + d + i] * tapWeights[j * d + i];
                     }
-                    float dot = dot(u, pos * d, keyValue, kv0, d) * inverseRms(u, pos * d, d) * inverseRms(keyValue, kv0, d);
+                    float dot = dot(u, pos * d, keyValue, kv0, d) * Norms.inverseRms(LANE_SUMS, u, pos * d, d)
+                            * Norms.inverseRms(LANE_SUMS, keyValue, kv0, d);
                     float a = Norms.sigmoid(dot / rootD);
                     alpha[pos] = a;
                     for (int i = 0; i < d; i++) bx[pos * d + i] = u[pos * d + i] + a * conv[i];
@@ -405,29 +414,18 @@ final class BatchForward {
 
         /**
          * {@code bx += crop(d3 * H silu(d2 * H (d1 * pad(ZCN(bx)))))} per position, H the orthonormal
-         * Walsh-Hadamard transform of length hada_n: the native engine's FWHT, with a vector SiLU.
+         * Walsh-Hadamard transform of length hada_n: the native engine's {@link HadamardMlp} (FWHT, vector SiLU).
          */
         private void hadamardMlp(LayerWeights lw) {
             int n = g.hadaN();
             float[] d1 = lw.d1(), d2 = lw.d2(), d3 = lw.d3();
             parallel(t, (from, to, worker) -> {
-                float[] z = new float[n];
+                HadamardMlp mlp = new HadamardMlp(d, n, LANE_SUMS);
+                float[] normedRow = new float[d], out = new float[d];
                 for (int pos = from; pos < to; pos++) {
-                    zcn(bx, pos * d, d, lw.preHada(), z, 0);
-                    for (int i = 0; i < d; i++) z[i] *= d1[i];
-                    java.util.Arrays.fill(z, d, n, 0f);
-                    Hadamard.transform(z, 0, n);
-                    int i = 0;
-                    for (int bound = F.loopBound(n); i < bound; i += F.length()) {
-                        FloatVector a = FloatVector.fromArray(F, d2, i).mul(FloatVector.fromArray(F, z, i));
-                        a.div(a.neg().lanewise(VectorOperators.EXP).add(1f)).intoArray(z, i);
-                    }
-                    for (; i < n; i++) {
-                        float a = d2[i] * z[i];
-                        z[i] = a / (1f + (float) Math.exp(-a));
-                    }
-                    Hadamard.transform(z, 0, n);
-                    for (i = 0; i < d; i++) bx[pos * d + i] += d3[i] * z[i];
+                    Norms.zcn(LANE_SUMS, bx, pos * d, d, lw.preHada(), 0, normedRow, 0);
+                    mlp.apply(normedRow, d1, d2, d3, out);
+                    for (int i = 0; i < d; i++) bx[pos * d + i] += out[i];
                 }
             });
         }
@@ -484,28 +482,13 @@ final class BatchForward {
         }
     }
 
-    /** {@code out = (1 + gain) * x / sqrt(mean(x^2) + 1e-6)} over {@code n} values, as {@link Norms#zcn}. */
-    private static void zcn(float[] x, int off, int n, float[] gain, float[] out, int outOff) {
-        float inv = inverseRms(x, off, n);
-        int i = 0;
-        for (int bound = F.loopBound(n); i < bound; i += F.length()) {
-            FloatVector.fromArray(F, gain, i).add(1f).mul(FloatVector.fromArray(F, x, off + i)).mul(inv).intoArray(out, outOff + i);
-        }
-        for (; i < n; i++) out[outOff + i] = (1f + gain[i]) * x[off + i] * inv;
-    }
-
-    /** {@code 1 / sqrt(mean(x^2) + 1e-6)} over {@code n} values, as {@link Norms}, summed in vector lanes. */
-    private static float inverseRms(float[] x, int off, int n) {
-        return (float) (1.0 / Math.sqrt(dot(x, off, x, off, n) / n + 1e-6));
-    }
-
     private static float dot(float[] a, int aOff, float[] b, int bOff, int n) {
         FloatVector acc = FloatVector.zero(F);
         int i = 0;
         for (int bound = F.loopBound(n); i < bound; i += F.length()) {
             acc = FloatVector.fromArray(F, a, aOff + i).fma(FloatVector.fromArray(F, b, bOff + i), acc);
         }
-        float s = acc.reduceLanes(VectorOperators.ADD);
+        float s = Lanes.sum(acc);
         for (; i < n; i++) s += a[aOff + i] * b[bOff + i];
         return s;
     }
@@ -514,8 +497,8 @@ final class BatchForward {
     private static void gated(float[] x, int xOff, float[] gate, int gOff, float[] out, int outOff, int n) {
         int i = 0;
         for (int bound = F.loopBound(n); i < bound; i += F.length()) {
-            FloatVector s = FloatVector.fromArray(F, gate, gOff + i).neg().lanewise(VectorOperators.EXP).add(1f);
-            FloatVector.fromArray(F, x, xOff + i).div(s).intoArray(out, outOff + i);
+            FloatVector.fromArray(F, x, xOff + i).mul(VectorExp.sigmoid(FloatVector.fromArray(F, gate, gOff + i)))
+                    .intoArray(out, outOff + i);
         }
         for (; i < n; i++) out[outOff + i] = x[xOff + i] * Norms.sigmoid(gate[gOff + i]);
     }
@@ -525,11 +508,11 @@ final class BatchForward {
         FloatVector sum = FloatVector.zero(F);
         int i = 0;
         for (int bound = F.loopBound(n); i < bound; i += F.length()) {
-            FloatVector e = FloatVector.fromArray(F, a, off + i).sub(max).lanewise(VectorOperators.EXP);
+            FloatVector e = VectorExp.exp(FloatVector.fromArray(F, a, off + i).sub(max));
             e.intoArray(a, off + i);
             sum = sum.add(e);
         }
-        float total = sum.reduceLanes(VectorOperators.ADD);
+        float total = Lanes.sum(sum);
         for (; i < n; i++) {
             float e = (float) Math.exp(a[off + i] - max);
             a[off + i] = e;

@@ -36,7 +36,8 @@ public final class Norms {
         for (; i < n; i++) out[outOff + i] = x[off + i] * inv;
     }
 
-    static float inverseRms(NumericMode mode, float[] x, int off, int n) {
+    /** {@code 1 / sqrt(mean(x^2) + 1e-6)} over {@code n} values, the sum of squares as {@code mode} orders it. */
+    public static float inverseRms(NumericMode mode, float[] x, int off, int n) {
         float ss = 0f;
         int i = off;
         if (mode == NumericMode.INT8) {

@@ -65,7 +65,7 @@ class BatchPrefillTest {
                 BatchPrefill batch = BatchPrefill.open(e)) {
             float[] all = batch.prefillAllLogits(e.newSession(), tokens);
             float[] nat = nativeLogits(e.newSession(), tokens);
-            // Measured 6.3e-7 (s300) against native and 6.3e-7 against float64: the native engine's
+            // Measured 7.7e-7 (s300) against native and 6.9e-7 against float64: the native engine's
             // own float32 budget (2e-6) holds for the batch path too.
             assertThat(worstRelative(all, 0, nat, 0, tokens.length, 512)).isLessThan(2e-6);
             assertThat(worstRelative(all, 0, reference, 0, tokens.length, 512)).isLessThan(2e-6);

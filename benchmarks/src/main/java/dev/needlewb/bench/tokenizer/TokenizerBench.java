@@ -3,7 +3,7 @@ package dev.needlewb.bench.tokenizer;
 import dev.needlewb.bench.Fork;
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.tokenizer.SentencePieceModel;
-import dev.needlewb.engine.tokenizer.Tokenizer;
+import dev.needlewb.converter.tokenizer.Tokenizer;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -4,7 +4,7 @@ import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.Prefill;
 import dev.needlewb.engine.Session;
-import dev.needlewb.engine.tokenizer.Tokenizer;
+import dev.needlewb.converter.tokenizer.Tokenizer;
 
 /**
  * Runs a prompt through a fresh session and generates: prefill (token by token, or batched), then pick, stream,

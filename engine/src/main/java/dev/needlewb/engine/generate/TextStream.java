@@ -1,7 +1,7 @@
 package dev.needlewb.engine.generate;
 
 import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.engine.tokenizer.Tokenizer;
+import dev.needlewb.converter.tokenizer.Tokenizer;
 import java.util.Arrays;
 
 /**

@@ -11,7 +11,7 @@ import dev.needlewb.converter.tokenizer.TokenizerVocab;
 import dev.needlewb.engine.BatchPrefill;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
-import dev.needlewb.engine.tokenizer.Tokenizer;
+import dev.needlewb.converter.tokenizer.Tokenizer;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Path;
 import java.util.ArrayList;

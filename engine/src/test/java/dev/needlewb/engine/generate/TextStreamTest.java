@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.tokenizer.TokenizerVocab;
-import dev.needlewb.engine.tokenizer.Tokenizer;
+import dev.needlewb.converter.tokenizer.Tokenizer;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Path;
 import java.util.ArrayList;

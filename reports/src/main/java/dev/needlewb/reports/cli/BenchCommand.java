@@ -8,7 +8,7 @@ import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
 import dev.needlewb.engine.generate.Generator;
 import dev.needlewb.engine.generate.Sampler;
-import dev.needlewb.engine.tokenizer.Tokenizer;
+import dev.needlewb.converter.tokenizer.Tokenizer;
 import dev.needlewb.reports.bench.BenchRun;
 import dev.needlewb.reports.bench.BenchSummary;
 import dev.needlewb.reports.bench.EngineMemory;

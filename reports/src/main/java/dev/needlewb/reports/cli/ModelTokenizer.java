@@ -4,7 +4,7 @@ import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.tokenizer.TokenizerVocab;
-import dev.needlewb.engine.tokenizer.Tokenizer;
+import dev.needlewb.converter.tokenizer.Tokenizer;
 
 /** The tokenizer a .cact stores in its last (RAW) tensor. */
 final class ModelTokenizer {

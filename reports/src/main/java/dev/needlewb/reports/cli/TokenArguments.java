@@ -4,7 +4,7 @@ import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.tokenizer.SentencePieceModel;
 import dev.needlewb.converter.tokenizer.TokenizerVocab;
-import dev.needlewb.engine.tokenizer.Tokenizer;
+import dev.needlewb.converter.tokenizer.Tokenizer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.engine.tokenizer.Tokenizer;
+import dev.needlewb.converter.tokenizer.Tokenizer;
 import dev.needlewb.reports.report.Report;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -1,9 +1,7 @@
-package dev.needlewb.engine.tokenizer;
+package dev.needlewb.converter.tokenizer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.needlewb.converter.tokenizer.PieceType;
-import dev.needlewb.converter.tokenizer.TokenizerVocab;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

@@ -1,4 +1,4 @@
-package dev.needlewb.engine.tokenizer;
+package dev.needlewb.converter.tokenizer;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigDecimal;

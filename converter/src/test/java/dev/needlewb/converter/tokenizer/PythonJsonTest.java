@@ -1,4 +1,4 @@
-package dev.needlewb.engine.tokenizer;
+package dev.needlewb.converter.tokenizer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.needlewb.engine.tokenizer;
+package dev.needlewb.converter.tokenizer;
 
 /**
  * UTF-8 decoding that replaces ill-formed input the way Python's {@code bytes.decode("utf-8",

@@ -1,8 +1,6 @@
-package dev.needlewb.engine.tokenizer;
+package dev.needlewb.converter.tokenizer;
 
 import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.tokenizer.PieceType;
-import dev.needlewb.converter.tokenizer.TokenizerVocab;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Comparator;

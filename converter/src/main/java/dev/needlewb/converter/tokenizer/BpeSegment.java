@@ -1,4 +1,4 @@
-package dev.needlewb.engine.tokenizer;
+package dev.needlewb.converter.tokenizer;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package dev.needlewb.engine.tokenizer;
+package dev.needlewb.converter.tokenizer;
 
 import static dev.needlewb.converter.tokenizer.SpecialTokens.IM_END;
 import static dev.needlewb.converter.tokenizer.SpecialTokens.IM_START;

@@ -1,7 +1,5 @@
-package dev.needlewb.engine.tokenizer;
+package dev.needlewb.converter.tokenizer;
 
-import dev.needlewb.converter.tokenizer.PieceType;
-import dev.needlewb.converter.tokenizer.TokenizerVocab;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,11 +1,10 @@
-package dev.needlewb.engine.tokenizer;
+package dev.needlewb.converter.tokenizer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.tokenizer.TokenizerVocab;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Path;
 import java.util.stream.StreamSupport;

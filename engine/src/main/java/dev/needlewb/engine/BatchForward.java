@@ -41,7 +41,7 @@ final class BatchForward {
         void layer(int layer, float[] k, float[] v);
     }
 
-    private static final VectorSpecies<Float> F = Lanes.F16;
+    private static final VectorSpecies<Float> F = Lanes.F;
     /** Norms sum squares on vector lanes (then {@link Lanes#sum}) in this mode, as every pass here does. */
     private static final NumericMode LANE_SUMS = NumericMode.INT8;
     private static final int PANEL = DenseWeights.PANEL, BLOCK = DenseWeights.BLOCK;
@@ -233,7 +233,7 @@ final class BatchForward {
                 int out = base + i * d;
                 float hp = hpost[pos * lanes + i];
                 int c = 0;
-                for (int bound = F.loopBound(d); c < bound; c += F.length()) {
+                for (int bound = Lanes.loopBound(d); c < bound; c += F.length()) {
                     FloatVector acc = FloatVector.zero(F);
                     for (int j = 0; j < lanes; j++) {
                         acc = acc.add(FloatVector.fromArray(F, x, base + j * d + c).mul(mix[(pos * lanes + i) * lanes + j]));
@@ -468,7 +468,7 @@ final class BatchForward {
     private void weightedLanes(float[] x, int pos, float[] hpre, float[] u) {
         int base = pos * lanes * d;
         int c = 0;
-        for (int bound = F.loopBound(d); c < bound; c += F.length()) {
+        for (int bound = Lanes.loopBound(d); c < bound; c += F.length()) {
             FloatVector acc = FloatVector.zero(F);
             for (int lane = 0; lane < lanes; lane++) {
                 acc = acc.add(FloatVector.fromArray(F, x, base + lane * d + c).mul(hpre[pos * lanes + lane]));
@@ -483,20 +483,15 @@ final class BatchForward {
     }
 
     private static float dot(float[] a, int aOff, float[] b, int bOff, int n) {
-        FloatVector acc = FloatVector.zero(F);
-        int i = 0;
-        for (int bound = F.loopBound(n); i < bound; i += F.length()) {
-            acc = FloatVector.fromArray(F, a, aOff + i).fma(FloatVector.fromArray(F, b, bOff + i), acc);
-        }
-        float s = Lanes.sum(acc);
-        for (; i < n; i++) s += a[aOff + i] * b[bOff + i];
+        float s = Lanes.dot(a, aOff, b, bOff, n);
+        for (int i = Lanes.loopBound(n); i < n; i++) s += a[aOff + i] * b[bOff + i];
         return s;
     }
 
     /** {@code out = x * sigmoid(gate)} over {@code n} values. */
     private static void gated(float[] x, int xOff, float[] gate, int gOff, float[] out, int outOff, int n) {
         int i = 0;
-        for (int bound = F.loopBound(n); i < bound; i += F.length()) {
+        for (int bound = Lanes.loopBound(n); i < bound; i += F.length()) {
             FloatVector.fromArray(F, x, xOff + i).mul(VectorExp.sigmoid(FloatVector.fromArray(F, gate, gOff + i)))
                     .intoArray(out, outOff + i);
         }
@@ -505,15 +500,10 @@ final class BatchForward {
 
     /** {@code a[off, off + n) = exp(a - max)}; returns their sum. */
     private static float expShifted(float[] a, int off, int n, float max) {
-        FloatVector sum = FloatVector.zero(F);
-        int i = 0;
-        for (int bound = F.loopBound(n); i < bound; i += F.length()) {
-            FloatVector e = VectorExp.exp(FloatVector.fromArray(F, a, off + i).sub(max));
-            e.intoArray(a, off + i);
-            sum = sum.add(e);
-        }
-        float total = Lanes.sum(sum);
-        for (; i < n; i++) {
+        int bound = Lanes.loopBound(n);
+        for (int i = 0; i < bound; i += F.length()) VectorExp.exp(FloatVector.fromArray(F, a, off + i).sub(max)).intoArray(a, off + i);
+        float total = Lanes.sumOf(a, off, bound);
+        for (int i = bound; i < n; i++) {
             float e = (float) Math.exp(a[off + i] - max);
             a[off + i] = e;
             total += e;
@@ -523,7 +513,7 @@ final class BatchForward {
 
     private static void scale(float[] a, int off, int n, float factor) {
         int i = 0;
-        for (int bound = F.loopBound(n); i < bound; i += F.length()) {
+        for (int bound = Lanes.loopBound(n); i < bound; i += F.length()) {
             FloatVector.fromArray(F, a, off + i).mul(factor).intoArray(a, off + i);
         }
         for (; i < n; i++) a[off + i] *= factor;

@@ -1,6 +1,7 @@
 package dev.needlewb.engine;
 
 import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.engine.kernel.Lanes;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -21,7 +22,7 @@ import jdk.incubator.vector.VectorSpecies;
  * (those rows are decoded on demand); the tied logit projection needs the whole embedding.
  */
 final class DenseWeights implements AutoCloseable {
-    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Float> F = Lanes.F;
     /** Output columns per packed panel: two vectors. */
     static final int PANEL = 2 * F.length();
     /** Rows per register block of the kernel (with two vectors each: 16 accumulators). */

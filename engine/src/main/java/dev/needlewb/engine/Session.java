@@ -25,12 +25,12 @@ import jdk.incubator.vector.VectorSpecies;
  * (upstream {@code decode._forward_cached}) without fake quantization. All buffers are allocated
  * here once; a step allocates nothing but the tap copies it is asked for. Not thread-safe.
  *
- * <p>The element-wise loops run on 16 lanes with exactly the scalar roundings (each product rounded,
+ * <p>The element-wise loops run on vectors with exactly the scalar roundings (each product rounded,
  * then added, in the scalar order), so they change no bit; int8 mode also takes the attention gate's
  * sigmoid from {@link VectorExp}.
  */
 public final class Session {
-    private static final VectorSpecies<Float> F = Lanes.F16;
+    private static final VectorSpecies<Float> F = Lanes.F;
     private final ModelWeights w;
     private final NumericMode mode;
     private final Geometry g;
@@ -289,7 +289,7 @@ public final class Session {
      */
     private void combineLanes(float[] weights, int wOff, float extraWeight, float[] extra, float[] out, int outOff) {
         int c = 0;
-        for (; c < F.loopBound(d); c += F.length()) {
+        for (; c < Lanes.loopBound(d); c += F.length()) {
             FloatVector sum = FloatVector.zero(F);
             for (int j = 0; j < lanes; j++) sum = sum.add(FloatVector.fromArray(F, lanesX, j * d + c).mul(weights[wOff + j]));
             if (extra != null) sum = sum.add(FloatVector.fromArray(F, extra, c).mul(extraWeight));
@@ -306,7 +306,7 @@ public final class Session {
     /** {@code out[c] = (X[0][c] + ... + X[lanes-1][c]) / lanes}. */
     private void meanOfLanes(float[] out) {
         int c = 0;
-        for (; c < F.loopBound(d); c += F.length()) {
+        for (; c < Lanes.loopBound(d); c += F.length()) {
             FloatVector sum = FloatVector.zero(F);
             for (int j = 0; j < lanes; j++) sum = sum.add(FloatVector.fromArray(F, lanesX, j * d + c));
             sum.div(lanes).intoArray(out, c);
@@ -321,7 +321,7 @@ public final class Session {
     /** {@code x[i] += a * v[i]} over the model width. */
     private void addScaled(float[] x, float a, float[] v) {
         int i = 0;
-        for (; i < F.loopBound(d); i += F.length()) {
+        for (; i < Lanes.loopBound(d); i += F.length()) {
             FloatVector.fromArray(F, x, i).add(FloatVector.fromArray(F, v, i).mul(a)).intoArray(x, i);
         }
         for (; i < d; i++) x[i] += a * v[i];
@@ -330,7 +330,7 @@ public final class Session {
     /** {@code x[i] += y[i]}, then {@code y[i] = x[i] - u[i]} (the block's update of the lanes). */
     private void addAndDifference(float[] x, float[] y, float[] u) {
         int i = 0;
-        for (; i < F.loopBound(d); i += F.length()) {
+        for (; i < Lanes.loopBound(d); i += F.length()) {
             FloatVector sum = FloatVector.fromArray(F, x, i).add(FloatVector.fromArray(F, y, i));
             sum.intoArray(x, i);
             sum.sub(FloatVector.fromArray(F, u, i)).intoArray(y, i);
@@ -345,7 +345,7 @@ public final class Session {
     private void gateAttention() {
         int i = 0;
         if (mode == NumericMode.INT8) {
-            for (; i < F.loopBound(o.length); i += F.length()) {
+            for (; i < Lanes.loopBound(o.length); i += F.length()) {
                 FloatVector.fromArray(F, o, i).mul(VectorExp.sigmoid(FloatVector.fromArray(F, gate, i))).intoArray(o, i);
             }
         }

@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,6 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * (FMA chains of the batch GEMM kernel, vector-lane norm sums, vector exp), so they differ by
  * float32 rounding grown through the layers; the native engine's own gate against the float64 reference is 2e-6.
  */
+@Tag("width")
 class BatchPrefillTest {
     /** The worst |a - b| / max|b| over rows of width n. */
     static double worstRelative(float[] a, int aOff, float[] b, int bOff, int rows, int n) {

@@ -6,9 +6,12 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The batch GEMM kernel on one packed panel against float64 sums, for a row block, single rows and a cut k range. */
+@Tag("width")
+@Tag("kernel")
 class DenseWeightsKernelTest {
     private static final int P = DenseWeights.PANEL, IN = 37, ROWS = DenseWeights.BLOCK + 5;
 

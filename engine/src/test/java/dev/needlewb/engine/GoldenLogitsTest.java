@@ -6,10 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+@Tag("width")
 class GoldenLogitsTest {
     static int[] tokens(String seq) {
         JsonNode t = Golden.json(Golden.mini("sequences.json")).get(seq).get("tokens");

@@ -3,6 +3,7 @@ package dev.needlewb.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.needlewb.engine.kernel.NumericMode;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -11,6 +12,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * A8 fake quant (per-vector, before the rotation), so it cannot match {@code q1} closely; it is
  * gated on the measured agreement with {@code logits.<seq>.deq.q1}.
  */
+@Tag("width")
 class Int8AgreementTest {
 
     @ParameterizedTest

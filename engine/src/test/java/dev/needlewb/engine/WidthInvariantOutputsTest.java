@@ -22,6 +22,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * the int8 cache's slot runs of every length.
  */
 @Tag("width")
+@Tag("kernel")
 class WidthInvariantOutputsTest {
 
     @ParameterizedTest(name = "{0} threads {1} {2}")

@@ -20,7 +20,7 @@ import jdk.incubator.vector.VectorSpecies;
  * are the int32 dot products bit for bit, without integer multiplies or conversions.
  */
 public final class Activation {
-    private static final VectorSpecies<Float> F16 = Lanes.F16;
+    private static final VectorSpecies<Float> F = Lanes.F;
     /** 1.5 * 2^23: adding it leaves a float of magnitude below 2^22 rounded to an integer (ulp 1). */
     private static final float ROUNDING = 0x1.8p23f;
     private final int cols;
@@ -60,30 +60,33 @@ public final class Activation {
         System.arraycopy(input, off, natural, 0, cols);
         java.util.Arrays.fill(natural, cols, colsPad, 0f);
         for (int g = 0; g < colsPad; g += group) Hadamard.transform(natural, g, group);
-        if (mode == NumericMode.EXACT) {
-            for (int k = 0; k < colsPad; k++) this.x[planeIndex[k]] = natural[k];
-        } else {
-            quantize();
-        }
+        if (mode == NumericMode.EXACT) toPlaneOrder();
+        else quantize();
     }
 
     /**
-     * Per group on 16 lanes (every group is a multiple of 16): the absolute maximum (order-free), then
-     * {@code rint(v / scale)} by adding and subtracting 1.5 * 2^23, which rounds half to even exactly
-     * like {@link Math#rint} for |v / scale| <= 127 (it gives +0 where rint gives -0, and the kernels
-     * sum from +0, so the sums are the same bits), scattered straight into plane order.
+     * Per group on vectors (every group is a multiple of 16 and so of the width): the absolute maximum
+     * (order-free), then {@code rint(v / scale)} by adding and subtracting 1.5 * 2^23, which rounds half
+     * to even exactly like {@link Math#rint} for |v / scale| <= 127 (it gives +0 where rint gives -0, and
+     * the kernels sum from +0, so the sums are the same bits), then moved into plane order (a scalar
+     * permutation: a vector scatter has no instruction below AVX-512).
      */
     private void quantize() {
         for (int g = 0, gi = 0; g < colsPad; g += group, gi++) {
-            FloatVector max = FloatVector.zero(F16);
-            for (int k = g; k < g + group; k += F16.length()) max = max.max(FloatVector.fromArray(F16, natural, k).abs());
+            FloatVector max = FloatVector.zero(F);
+            for (int k = g; k < g + group; k += F.length()) max = max.max(FloatVector.fromArray(F, natural, k).abs());
             float absmax = max.reduceLanes(VectorOperators.MAX);
             float scale = absmax > 0f ? absmax / 127f : 1f;
             scales[gi] = scale;
-            for (int k = g; k < g + group; k += F16.length()) {
-                FloatVector.fromArray(F16, natural, k).div(scale).add(ROUNDING).sub(ROUNDING).intoArray(x, 0, planeIndex, k);
+            for (int k = g; k < g + group; k += F.length()) {
+                FloatVector.fromArray(F, natural, k).div(scale).add(ROUNDING).sub(ROUNDING).intoArray(natural, k);
             }
         }
+        toPlaneOrder();
+    }
+
+    private void toPlaneOrder() {
+        for (int k = 0; k < colsPad; k++) x[planeIndex[k]] = natural[k];
     }
 
     public int cols() {

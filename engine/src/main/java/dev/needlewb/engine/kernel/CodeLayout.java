@@ -10,6 +10,8 @@ package dev.needlewb.engine.kernel;
 public record CodeLayout(int bits) {
     /** Bytes of packed codes the kernels consume per step. */
     public static final int CHUNK_BYTES = 16;
+    /** Codes per chunk at 2 and 4 bits. */
+    public static final int CHUNK_CODES_2BIT = CHUNK_BYTES * 4, CHUNK_CODES_4BIT = CHUNK_BYTES * 2;
 
     public CodeLayout {
         if (bits != 2 && bits != 4) throw new IllegalArgumentException("kernel code width must be 2 or 4 bits, got " + bits);

@@ -10,42 +10,42 @@ import jdk.incubator.vector.VectorSpecies;
  * symmetric and its own inverse): {@code x <- (H / sqrt(n)) x} over a power-of-two block.
  *
  * <p>Every butterfly computes {@code a + b} and {@code a - b} of the same two values whatever the
- * path, so the vector and scalar forms give the same bits. Blocks of at least 16 run on 16-lane
- * vectors: butterflies of span 16 and more pair whole vectors; spans 1 to 8 pair lanes of one
- * vector through a lane swap, the upper lane of each pair taking {@code swapped - self}. The lane
- * stages assume the 16 lanes of {@link Lanes#F16}.
+ * path, so the vector and scalar forms, and every vector width, give the same bits. Blocks of at
+ * least 16 run on vectors of W lanes: butterflies of span W and more pair whole vectors; spans below
+ * W pair lanes of one vector through a lane swap, the upper lane of each pair taking
+ * {@code swapped - self}.
  */
 public final class Hadamard {
-    private static final VectorSpecies<Float> F16 = Lanes.F16;
-    private static final int LANES = F16.length();
-    private static final VectorShuffle<Float> SWAP1 = swap(1), SWAP2 = swap(2), SWAP4 = swap(4), SWAP8 = swap(8);
-    private static final VectorMask<Float> UPPER1 = upper(1), UPPER2 = upper(2), UPPER4 = upper(4), UPPER8 = upper(8);
+    private static final VectorSpecies<Float> F = Lanes.F;
+    private static final int LANES = Lanes.W;
+    /** {@code UPPER[s]}: the lanes whose index has bit {@code s} set, for spans {@code s < W}. */
+    private static final VectorMask<Float>[] UPPER = uppers();
 
     private Hadamard() {}
 
     /** Transforms {@code x[off, off + n)} in place; {@code n} must be a power of two. */
     public static void transform(float[] x, int off, int n) {
         float scale = (float) (1.0 / Math.sqrt(n));
-        if (n < LANES) {
+        if (n < Lanes.LOGICAL) {
             scalar(x, off, n, scale);
             return;
         }
         for (int i = off; i < off + n; i += LANES) {
-            FloatVector v = FloatVector.fromArray(F16, x, i);
-            v = inLanes(inLanes(inLanes(inLanes(v, SWAP1, UPPER1), SWAP2, UPPER2), SWAP4, UPPER4), SWAP8, UPPER8);
+            FloatVector v = FloatVector.fromArray(F, x, i);
+            for (int span = 1; span < LANES; span <<= 1) v = inLanes(v, Lanes.swap(span), UPPER[span]);
             v.intoArray(x, i);
         }
         for (int half = LANES; half < n; half <<= 1) {
             for (int block = off; block < off + n; block += half << 1) {
                 for (int i = block; i < block + half; i += LANES) {
-                    FloatVector a = FloatVector.fromArray(F16, x, i);
-                    FloatVector b = FloatVector.fromArray(F16, x, i + half);
+                    FloatVector a = FloatVector.fromArray(F, x, i);
+                    FloatVector b = FloatVector.fromArray(F, x, i + half);
                     a.add(b).intoArray(x, i);
                     a.sub(b).intoArray(x, i + half);
                 }
             }
         }
-        for (int i = off; i < off + n; i += LANES) FloatVector.fromArray(F16, x, i).mul(scale).intoArray(x, i);
+        for (int i = off; i < off + n; i += LANES) FloatVector.fromArray(F, x, i).mul(scale).intoArray(x, i);
     }
 
     private static void scalar(float[] x, int off, int n, float scale) {
@@ -72,13 +72,14 @@ public final class Hadamard {
         return v.add(w).blend(w.sub(v), upper);
     }
 
-    private static VectorShuffle<Float> swap(int span) {
-        return VectorShuffle.fromOp(F16, i -> i ^ span);
-    }
-
-    private static VectorMask<Float> upper(int span) {
-        boolean[] bits = new boolean[LANES];
-        for (int i = 0; i < LANES; i++) bits[i] = (i & span) != 0;
-        return VectorMask.fromArray(F16, bits, 0);
+    @SuppressWarnings("unchecked")
+    private static VectorMask<Float>[] uppers() {
+        VectorMask<Float>[] m = new VectorMask[LANES];
+        for (int span = 1; span < LANES; span <<= 1) {
+            boolean[] bits = new boolean[LANES];
+            for (int i = 0; i < LANES; i++) bits[i] = (i & span) != 0;
+            m[span] = VectorMask.fromArray(F, bits, 0);
+        }
+        return m;
     }
 }

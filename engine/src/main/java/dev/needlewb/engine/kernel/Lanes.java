@@ -1,50 +1,161 @@
 package dev.needlewb.engine.kernel;
 
+import dev.needlewb.converter.simd.VectorWidth;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
-/** The 16-lane float species the kernels use, and a reproducible horizontal sum. */
+/**
+ * The engine's numeric contract for vector code: 16 logical float lanes, whatever the machine's
+ * vector width. A logical 16-lane value is held as {@link #PARTS} physical vectors of {@link #F}
+ * (1 at 512 bits, 2 at 256, 4 at 128): logical lane {@code i} is lane {@code i % W} of part
+ * {@code i / W}. Every lane-wise chain (a dot product's FMAs, a sum of squares) therefore sees the
+ * same operands in the same order at every width, and every sum of the 16 lanes follows one pairwise
+ * tree (lane {@code i} with {@code i ^ 8}, then {@code i ^ 4}, {@code i ^ 2}, {@code i ^ 1}), so the
+ * engine's outputs are the same bits at 128, 256 and 512 bits. Loops that pair a vector body with a
+ * scalar tail split at {@link #loopBound} (a multiple of 16), never at the physical width, for the
+ * same reason.
+ *
+ * <p>{@code reduceLanes(ADD)} leaves the order open, and its interpreted and compiled forms differ,
+ * so it is never used for sums: results would depend on JIT timing.
+ */
 public final class Lanes {
-    public static final VectorSpecies<Float> F16 = FloatVector.SPECIES_512;
-    private static final VectorShuffle<Float> SWAP8 = VectorShuffle.fromOp(F16, i -> i ^ 8);
-    private static final VectorShuffle<Float> SWAP4 = VectorShuffle.fromOp(F16, i -> i ^ 4);
-    private static final VectorShuffle<Float> SWAP2 = VectorShuffle.fromOp(F16, i -> i ^ 2);
-    private static final VectorShuffle<Float> SWAP1 = VectorShuffle.fromOp(F16, i -> i ^ 1);
-    private static final VectorMask<Float> LANE_BIT8 = VectorMask.fromLong(F16, 0xFF00L);
-    private static final VectorMask<Float> LANE_BIT4 = VectorMask.fromLong(F16, 0xF0F0L);
+    /** Logical lanes of every reduction and vector/scalar split. */
+    public static final int LOGICAL = 16;
+    /** The physical float species (the machine's width, or the one {@link VectorWidth} was asked for). */
+    public static final VectorSpecies<Float> F = VectorWidth.FLOATS;
+    /** Float lanes per physical vector: 4, 8 or 16. */
+    public static final int W = F.length();
+    /** Physical vectors per logical 16-lane value. */
+    public static final int PARTS = LOGICAL / W;
+
+    /** {@code SWAP[s]} exchanges lanes {@code i} and {@code i ^ s} of one physical vector, for s < W. */
+    private static final VectorShuffle<Float>[] SWAP = swaps();
+    /** Lanes whose index has bit {@code s} set, for s = W/2 and W/4 (the packed reduction of {@link #sum4}). */
+    private static final VectorMask<Float> UPPER_HALF = upper(W / 2), UPPER_QUARTER = upper(W / 4);
 
     private Lanes() {}
 
-    /**
-     * Sum of the 16 lanes in a fixed pairwise order. {@code reduceLanes(ADD)} leaves the order
-     * open, and its interpreted and compiled forms differ, so results would depend on JIT timing.
-     */
-    public static float sum(FloatVector v) {
-        v = v.add(v.rearrange(SWAP8));
-        v = v.add(v.rearrange(SWAP4));
-        v = v.add(v.rearrange(SWAP2));
-        return v.add(v.rearrange(SWAP1)).lane(0);
+    /** The end of the vector body of a loop over {@code n} values: {@code n} rounded down to 16. */
+    public static int loopBound(int n) {
+        return n & -LOGICAL;
+    }
+
+    /** Shuffle exchanging lanes {@code i} and {@code i ^ span} of a physical vector ({@code span < W}). */
+    public static VectorShuffle<Float> swap(int span) {
+        return SWAP[span];
     }
 
     /**
-     * {@code out[off + k] = sum(v_k) * scale} for four vectors, each sum in exactly the order of
-     * {@link #sum} (float addition is commutative, so the pairs may meet in either order), with
-     * the four reductions sharing their vectors: the first two halvings pack two rows, then four,
-     * into one vector.
+     * The sum of a logical 16-lane value given as its parts (those beyond {@link #PARTS} are
+     * ignored), in the contract's tree: the parts meet first ({@code (p0 + p2) + (p1 + p3)} at 128
+     * bits, {@code p0 + p1} at 256), then the lanes of the one vector left.
      */
-    public static void sum4(FloatVector a, FloatVector b, FloatVector c, FloatVector d, float scale, float[] out, int off) {
-        // Lanes 0-7: a[i] + a[i + 8]; lanes 8-15: b[i] + b[i - 8].
-        FloatVector ab = a.blend(b, LANE_BIT8).add(b.blend(a, LANE_BIT8).rearrange(SWAP8));
-        FloatVector cd = c.blend(d, LANE_BIT8).add(d.blend(c, LANE_BIT8).rearrange(SWAP8));
-        // Quads of lanes: a, c, b, d, each the four-lane partial sums of its row.
-        FloatVector v = ab.blend(cd, LANE_BIT4).add(cd.blend(ab, LANE_BIT4).rearrange(SWAP4));
-        v = v.add(v.rearrange(SWAP2));
-        v = v.add(v.rearrange(SWAP1));
-        out[off] = v.lane(0) * scale;
-        out[off + 1] = v.lane(8) * scale;
-        out[off + 2] = v.lane(4) * scale;
-        out[off + 3] = v.lane(12) * scale;
+    public static float sum(FloatVector p0, FloatVector p1, FloatVector p2, FloatVector p3) {
+        FloatVector v = switch (PARTS) {
+            case 1 -> p0;
+            case 2 -> p0.add(p1);
+            default -> p0.add(p2).add(p1.add(p3));
+        };
+        for (int span = W / 2; span >= 1; span >>= 1) v = v.add(v.rearrange(SWAP[span]));
+        return v.lane(0);
+    }
+
+    /** The sum of the logical 16-lane value stored at {@code lanes[off, off + 16)}, in the contract's tree. */
+    public static float sum(float[] lanes, int off) {
+        return sum(part(lanes, off, 0), part(lanes, off, 1), part(lanes, off, 2), part(lanes, off, 3));
+    }
+
+    /**
+     * {@code out[at + k] = sum(lanes[16 k, 16 k + 16)) * scale} for four logical values stored one
+     * after the other, each sum in exactly the order of {@link #sum(float[], int)} (float addition is
+     * commutative, so the pairs may meet in either order). The parts of each value are combined first;
+     * then the first two halvings of the four vectors pack two, then four, values into one vector.
+     */
+    public static void sum4(float[] lanes, float scale, float[] out, int at) {
+        FloatVector a = combined(lanes, 0), b = combined(lanes, LOGICAL), c = combined(lanes, 2 * LOGICAL),
+                d = combined(lanes, 3 * LOGICAL);
+        // Lower half of the lanes: a[i] + a[i + W/2]; upper half: b[i] + b[i - W/2].
+        FloatVector ab = a.blend(b, UPPER_HALF).add(b.blend(a, UPPER_HALF).rearrange(SWAP[W / 2]));
+        FloatVector cd = c.blend(d, UPPER_HALF).add(d.blend(c, UPPER_HALF).rearrange(SWAP[W / 2]));
+        // Quarters of the lanes: a, c, b, d, each the partial sums of its value.
+        FloatVector v = ab.blend(cd, UPPER_QUARTER).add(cd.blend(ab, UPPER_QUARTER).rearrange(SWAP[W / 4]));
+        for (int span = W / 8; span >= 1; span >>= 1) v = v.add(v.rearrange(SWAP[span]));
+        out[at] = v.lane(0) * scale;
+        out[at + 1] = v.lane(W / 2) * scale;
+        out[at + 2] = v.lane(W / 4) * scale;
+        out[at + 3] = v.lane(3 * W / 4) * scale;
+    }
+
+    /**
+     * {@code sum_i a[aOff + i] * b[bOff + i]} over {@code i < loopBound(n)}: logical lane {@code j}
+     * chains the fused multiply-adds of {@code i = j, j + 16, ...} in order, then the lanes are summed
+     * in the contract's tree. The caller adds any scalar tail past {@link #loopBound}.
+     */
+    public static float dot(float[] a, int aOff, float[] b, int bOff, int n) {
+        int end = loopBound(n);
+        return sum(partDot(a, aOff, b, bOff, end, 0), partDot(a, aOff, b, bOff, end, 1), partDot(a, aOff, b, bOff, end, 2),
+                partDot(a, aOff, b, bOff, end, 3));
+    }
+
+    /**
+     * {@code sum_i a[off + i]} over {@code i < n}: logical lane {@code j} adds {@code i = j, j + 16, ...}
+     * in order (the last, partial block on masked lanes, which adds nothing where it is off), then the
+     * lanes are summed in the contract's tree.
+     */
+    public static float sumOf(float[] a, int off, int n) {
+        return sum(partSum(a, off, n, 0), partSum(a, off, n, 1), partSum(a, off, n, 2), partSum(a, off, n, 3));
+    }
+
+    private static FloatVector partDot(float[] a, int aOff, float[] b, int bOff, int end, int part) {
+        FloatVector acc = FloatVector.zero(F);
+        if (part >= PARTS) return acc;
+        for (int i = part * W; i < end; i += LOGICAL) {
+            acc = FloatVector.fromArray(F, a, aOff + i).fma(FloatVector.fromArray(F, b, bOff + i), acc);
+        }
+        return acc;
+    }
+
+    private static FloatVector partSum(float[] a, int off, int n, int part) {
+        FloatVector acc = FloatVector.zero(F);
+        if (part >= PARTS) return acc;
+        int i = part * W;
+        for (; i + W <= n; i += LOGICAL) acc = acc.add(FloatVector.fromArray(F, a, off + i));
+        if (i < n) {
+            VectorMask<Float> on = F.indexInRange(i, n);
+            acc = acc.add(FloatVector.fromArray(F, a, off + i, on), on);
+        }
+        return acc;
+    }
+
+    /** Part {@code p} of the logical value at {@code lanes[off]}, or zeros past {@link #PARTS}. */
+    private static FloatVector part(float[] lanes, int off, int p) {
+        return p < PARTS ? FloatVector.fromArray(F, lanes, off + p * W) : FloatVector.zero(F);
+    }
+
+    /** The parts of the logical value at {@code lanes[off]} added as the first tree levels do. */
+    private static FloatVector combined(float[] lanes, int off) {
+        return switch (PARTS) {
+            case 1 -> part(lanes, off, 0);
+            case 2 -> part(lanes, off, 0).add(part(lanes, off, 1));
+            default -> part(lanes, off, 0).add(part(lanes, off, 2)).add(part(lanes, off, 1).add(part(lanes, off, 3)));
+        };
+    }
+
+    @SuppressWarnings("unchecked")
+    private static VectorShuffle<Float>[] swaps() {
+        VectorShuffle<Float>[] s = new VectorShuffle[W];
+        for (int span = 1; span < W; span <<= 1) {
+            int x = span;
+            s[span] = VectorShuffle.fromOp(F, i -> i ^ x);
+        }
+        return s;
+    }
+
+    private static VectorMask<Float> upper(int span) {
+        boolean[] bits = new boolean[W];
+        for (int i = 0; i < W; i++) bits[i] = (i & span) != 0;
+        return VectorMask.fromArray(F, bits, 0);
     }
 }

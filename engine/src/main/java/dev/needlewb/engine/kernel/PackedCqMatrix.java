@@ -3,7 +3,6 @@ package dev.needlewb.engine.kernel;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
@@ -15,19 +14,31 @@ import jdk.incubator.vector.VectorSpecies;
  * group. Nothing is dequantized: per group {@code dot(w_hat, x) = norm * dot(values[codes], H_g x)},
  * with {@code H_g x} prepared once in an {@link Activation}.
  *
- * <p>Kernels: a four-row kernel that loads each activation vector once for four rows and a
- * single-row kernel for the tail. Both run exactly the same per-row arithmetic (same lanes, same
- * order), so they agree element for element. Both modes run one kernel on float lanes: exact mode
- * accumulates {@code values[code] * hx}, int8 mode {@code q8(values)[code] * q8(hx)} (integers, summed
- * exactly; see {@link Activation}); each group is folded in with {@code activation scale * norm}
- * and the int8 codebook scale is applied once per row. The float16 norms are widened to float32 once,
- * when the view is made (a 64th of the codes' size at group 128), so the kernels read plain floats.
+ * <p>Arithmetic ({@link Lanes}' 16-lane contract): byte {@code j} of every 16-byte chunk of codes
+ * feeds logical lane {@code j}; per group, lane {@code j} accumulates {@code value[code] * x} over the
+ * group's chunks and planes in order, then {@code acc += sum * (scale * norm)}; the 16 lanes are summed
+ * once per row. Each physical vector covers W of the 16 lanes, and the kernels run the whole row once
+ * per part (lanes {@code part W .. part W + W - 1}), so the registers hold one part at a time. The
+ * kernel loads each activation vector once for four rows; every row's arithmetic is the same in any of
+ * its slots, so every width, thread split and row block gives the same bits. There is one kernel per
+ * code width (2-bit and 4-bit): a kernel holding both would pass C2's inlining budget at 4 lanes.
+ *
+ * <p>Both modes run this kernel on float lanes: exact mode accumulates {@code values[code] * hx}, int8
+ * mode {@code q8(values)[code] * q8(hx)} (integers, summed exactly; see {@link Activation}); each group
+ * is folded in with {@code activation scale * norm} and the int8 codebook scale is applied once per row.
+ * The float16 norms are widened to float32 once, when the view is made (a 64th of the codes' size at
+ * group 128), so the kernels read plain floats.
  */
 public final class PackedCqMatrix {
-    static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
-    static final VectorSpecies<Integer> I16 = IntVector.SPECIES_512;
-    static final VectorSpecies<Float> F16 = Lanes.F16;
+    private static final VectorSpecies<Float> F = Lanes.F;
+    private static final int W = Lanes.W, PARTS = Lanes.PARTS;
     private static final ValueLayout.OfShort FP16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /**
+     * Per calling thread: the 16 logical lanes of a block's four rows between the parts and the sum,
+     * then from {@link #BLOCK_SUMS} the four sums of a partial block.
+     */
+    private static final ThreadLocal<float[]> ROW_LANES = ThreadLocal.withInitial(() -> new float[4 * Lanes.LOGICAL + 4]);
+    private static final int BLOCK_SUMS = 4 * Lanes.LOGICAL;
 
     private final String name;
     private final MemorySegment codes;
@@ -43,8 +54,8 @@ public final class PackedCqMatrix {
     private final CodeLayout layout;
     private final float[] values;
     private final Int8Codebook codebook8;
-    private final NibbleTables tablesExact;
-    private final NibbleTables tables8;
+    private final CodeTable tableExact;
+    private final CodeTable table8;
 
     private PackedCqMatrix(String name, MemorySegment codes, float[] norms, int normBase, int rows, int cols, int group,
             CodeLayout layout, float[] values, Int8Codebook codebook8) {
@@ -64,8 +75,8 @@ public final class PackedCqMatrix {
         byte[] b8 = codebook8.values();
         float[] q8 = new float[b8.length];
         for (int i = 0; i < q8.length; i++) q8[i] = b8[i];
-        this.tablesExact = NibbleTables.of(values);
-        this.tables8 = NibbleTables.of(q8);
+        this.tableExact = CodeTable.of(values);
+        this.table8 = CodeTable.of(q8);
     }
 
     /**
@@ -122,23 +133,33 @@ public final class PackedCqMatrix {
         rows(a, out, outOff, 0, rows);
     }
 
-    /** Rows {@code [from, to)}: four-row kernel over whole blocks of four, single-row kernel for the rest. */
+    /**
+     * Rows {@code [from, to)}, four at a time; a last block of fewer rows repeats its last row in the
+     * kernel's spare slots and keeps only the rows asked for (every row's arithmetic is the same in any
+     * slot of any block, so a row's result does not depend on its neighbours).
+     */
     public void rows(Activation a, float[] out, int outOff, int from, int to) {
         check(a);
         boolean int8 = a.mode() == NumericMode.INT8;
-        NibbleTables table = int8 ? tables8 : tablesExact;
+        CodeTable table = int8 ? table8 : tableExact;
         float outScale = int8 ? codebook8.scale() : 1f;
-        int r = from;
-        for (; r + 4 <= to; r += 4) dot4(a, table, outScale, out, outOff, r);
-        for (; r < to; r++) out[outOff + r] = dot1(a, table, outScale, r);
-    }
-
-    /** Rows {@code [from, to)} with the single-row kernel only: the baseline the four-row kernel must equal. */
-    void rowsSingle(Activation a, float[] out, int outOff, int from, int to) {
-        check(a);
-        boolean int8 = a.mode() == NumericMode.INT8;
-        for (int r = from; r < to; r++) {
-            out[outOff + r] = dot1(a, int8 ? tables8 : tablesExact, int8 ? codebook8.scale() : 1f, r);
+        float[] lanes = ROW_LANES.get();
+        for (int r = from; r < to; r += 4) {
+            int last = to - 1;
+            int r1 = Math.min(r + 1, last), r2 = Math.min(r + 2, last), r3 = Math.min(r + 3, last);
+            for (int part = 0; part < PARTS; part++) {
+                if (layout.bits() == 2) crumbs(a, table, r, r1, r2, r3, part, lanes);
+                else {
+                    nibbles(a, table, r, r1, 0, part, lanes);
+                    nibbles(a, table, r2, r3, 2, part, lanes);
+                }
+            }
+            if (r + 4 <= to) {
+                Lanes.sum4(lanes, outScale, out, outOff + r);
+            } else {
+                Lanes.sum4(lanes, outScale, lanes, BLOCK_SUMS);
+                System.arraycopy(lanes, BLOCK_SUMS, out, outOff + r, to - r);
+            }
         }
     }
 
@@ -153,88 +174,96 @@ public final class PackedCqMatrix {
         return norms[normBase + row * groups + g];
     }
 
-    /** Sixteen bytes of codes, one per int lane (sign-extended; the table lookup wraps the extension away). */
-    private IntVector chunk(long offset) {
-        return (IntVector) ByteVector.fromMemorySegment(B16, codes, offset, ByteOrder.LITTLE_ENDIAN)
-                .convertShape(VectorOperators.B2I, I16, 0);
+    /** The codes of the next plane, {@code shift} bits above those of {@code lanes}' plane 0. */
+    private static IntVector plane(IntVector lanes, int shift) {
+        return shift == 0 ? lanes : lanes.lanewise(VectorOperators.LSHR, shift);
     }
 
     /**
-     * One row: per group, float lanes {@code sum += value[code] * x}, then {@code acc += sum * (scale * norm)};
-     * the 16 lanes are summed once per row. The arithmetic is the same lane for lane as {@link #dot4}.
+     * Lanes {@code part} of rows {@code r0 .. r3} of a 2-bit matrix, each activation vector loaded once
+     * for the four: per group, {@code s += value[code] * x} over the group's chunks and four planes, then
+     * {@code acc += s * (scale * norm)}; stored to {@code lanes[16 i + part W]} for row slot {@code i}.
+     * At 16 lanes one shift serves two planes ({@link CodeTable#upperCrumb}).
      */
-    private float dot1(Activation a, NibbleTables t, float outScale, int r) {
+    private void crumbs(Activation a, CodeTable t, int r0, int r1, int r2, int r3, int part, float[] lanes) {
         float[] x = a.x;
-        int chunksPerGroup = group / layout.codesPerChunk();
-        boolean pairs = t.pairs();
-        long base = (long) r * rowBytes;
-        FloatVector acc = FloatVector.zero(F16);
+        int chunksPerGroup = group / CodeLayout.CHUNK_CODES_2BIT;
+        long b0 = (long) r0 * rowBytes, b1 = (long) r1 * rowBytes, b2 = (long) r2 * rowBytes, b3 = (long) r3 * rowBytes;
+        FloatVector acc0 = FloatVector.zero(F), acc1 = acc0, acc2 = acc0, acc3 = acc0;
         int c = 0;
         for (int g = 0; g < groups; g++) {
-            FloatVector sum = FloatVector.zero(F16);
-            for (int k = 0; k < chunksPerGroup; k++, c++) {
-                IntVector packed = chunk(base + (long) c * CodeLayout.CHUNK_BYTES);
-                int xo = c * layout.codesPerChunk();
-                for (int shift = 0; shift < 8; shift += 4) {
-                    IntVector nibbles = shift == 0 ? packed : packed.lanewise(VectorOperators.LSHR, shift);
-                    sum = t.low(nibbles).fma(FloatVector.fromArray(F16, x, xo), sum);
-                    xo += CodeLayout.CHUNK_BYTES;
-                    if (pairs) {
-                        sum = t.high(nibbles).fma(FloatVector.fromArray(F16, x, xo), sum);
-                        xo += CodeLayout.CHUNK_BYTES;
-                    }
-                }
-            }
-            acc = sum.fma(FloatVector.broadcast(F16, a.scales[g] * norm(r, g)), acc);
-        }
-        return Lanes.sum(acc) * outScale;
-    }
-
-    /** Rows {@code r .. r + 3}, each activation vector loaded once for the four. */
-    private void dot4(Activation a, NibbleTables t, float outScale, float[] out, int outOff, int r) {
-        float[] x = a.x;
-        int chunksPerGroup = group / layout.codesPerChunk();
-        boolean pairs = t.pairs();
-        long b0 = (long) r * rowBytes, b1 = b0 + rowBytes, b2 = b1 + rowBytes, b3 = b2 + rowBytes;
-        FloatVector acc0 = FloatVector.zero(F16), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-        int c = 0;
-        for (int g = 0; g < groups; g++) {
-            FloatVector s0 = FloatVector.zero(F16), s1 = s0, s2 = s0, s3 = s0;
+            FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
             for (int k = 0; k < chunksPerGroup; k++, c++) {
                 long co = (long) c * CodeLayout.CHUNK_BYTES;
-                IntVector p0 = chunk(b0 + co), p1 = chunk(b1 + co), p2 = chunk(b2 + co), p3 = chunk(b3 + co);
-                int xo = c * layout.codesPerChunk();
-                for (int shift = 0; shift < 8; shift += 4) {
-                    IntVector n0 = p0, n1 = p1, n2 = p2, n3 = p3;
-                    if (shift != 0) {
-                        n0 = p0.lanewise(VectorOperators.LSHR, shift);
-                        n1 = p1.lanewise(VectorOperators.LSHR, shift);
-                        n2 = p2.lanewise(VectorOperators.LSHR, shift);
-                        n3 = p3.lanewise(VectorOperators.LSHR, shift);
-                    }
-                    FloatVector xv = FloatVector.fromArray(F16, x, xo);
-                    s0 = t.low(n0).fma(xv, s0);
-                    s1 = t.low(n1).fma(xv, s1);
-                    s2 = t.low(n2).fma(xv, s2);
-                    s3 = t.low(n3).fma(xv, s3);
+                IntVector p0 = ByteLanes.codes(codes, b0 + co, part), p1 = ByteLanes.codes(codes, b1 + co, part),
+                        p2 = ByteLanes.codes(codes, b2 + co, part), p3 = ByteLanes.codes(codes, b3 + co, part);
+                int xo = c * CodeLayout.CHUNK_CODES_2BIT + part * W;
+                for (int shift = 0; shift < 8; shift += CodeTable.UPPER_CRUMBS ? 4 : 2) {
+                    IntVector n0 = plane(p0, shift), n1 = plane(p1, shift), n2 = plane(p2, shift), n3 = plane(p3, shift);
+                    FloatVector xv = FloatVector.fromArray(F, x, xo);
+                    s0 = t.crumb(n0).fma(xv, s0);
+                    s1 = t.crumb(n1).fma(xv, s1);
+                    s2 = t.crumb(n2).fma(xv, s2);
+                    s3 = t.crumb(n3).fma(xv, s3);
                     xo += CodeLayout.CHUNK_BYTES;
-                    if (pairs) {
-                        xv = FloatVector.fromArray(F16, x, xo);
-                        s0 = t.high(n0).fma(xv, s0);
-                        s1 = t.high(n1).fma(xv, s1);
-                        s2 = t.high(n2).fma(xv, s2);
-                        s3 = t.high(n3).fma(xv, s3);
+                    if (CodeTable.UPPER_CRUMBS) {
+                        xv = FloatVector.fromArray(F, x, xo);
+                        s0 = t.upperCrumb(n0).fma(xv, s0);
+                        s1 = t.upperCrumb(n1).fma(xv, s1);
+                        s2 = t.upperCrumb(n2).fma(xv, s2);
+                        s3 = t.upperCrumb(n3).fma(xv, s3);
                         xo += CodeLayout.CHUNK_BYTES;
                     }
                 }
             }
             float scale = a.scales[g];
-            acc0 = s0.fma(FloatVector.broadcast(F16, scale * norm(r, g)), acc0);
-            acc1 = s1.fma(FloatVector.broadcast(F16, scale * norm(r + 1, g)), acc1);
-            acc2 = s2.fma(FloatVector.broadcast(F16, scale * norm(r + 2, g)), acc2);
-            acc3 = s3.fma(FloatVector.broadcast(F16, scale * norm(r + 3, g)), acc3);
+            acc0 = s0.fma(FloatVector.broadcast(F, scale * norm(r0, g)), acc0);
+            acc1 = s1.fma(FloatVector.broadcast(F, scale * norm(r1, g)), acc1);
+            acc2 = s2.fma(FloatVector.broadcast(F, scale * norm(r2, g)), acc2);
+            acc3 = s3.fma(FloatVector.broadcast(F, scale * norm(r3, g)), acc3);
         }
-        Lanes.sum4(acc0, acc1, acc2, acc3, outScale, out, outOff + r);
+        store(acc0, acc1, acc2, acc3, part, lanes);
+    }
+
+    /**
+     * {@link #crumbs} for a 4-bit matrix, two rows at a time ({@code ra, rb} into row slots {@code slot,
+     * slot + 1}): two planes per chunk, each code's value from {@link CodeTable#nibble}. Two rows, not
+     * four: at 4 lanes a 4-bit lookup is five vector operations, and four rows of them pass C2's
+     * inlining budget.
+     */
+    private void nibbles(Activation a, CodeTable t, int ra, int rb, int slot, int part, float[] lanes) {
+        float[] x = a.x;
+        int chunksPerGroup = group / CodeLayout.CHUNK_CODES_4BIT;
+        long b0 = (long) ra * rowBytes, b1 = (long) rb * rowBytes;
+        FloatVector acc0 = FloatVector.zero(F), acc1 = acc0;
+        int c = 0;
+        for (int g = 0; g < groups; g++) {
+            FloatVector s0 = FloatVector.zero(F), s1 = s0;
+            for (int k = 0; k < chunksPerGroup; k++, c++) {
+                long co = (long) c * CodeLayout.CHUNK_BYTES;
+                IntVector p0 = ByteLanes.codes(codes, b0 + co, part), p1 = ByteLanes.codes(codes, b1 + co, part);
+                int xo = c * CodeLayout.CHUNK_CODES_4BIT + part * W;
+                for (int shift = 0; shift < 8; shift += 4, xo += CodeLayout.CHUNK_BYTES) {
+                    FloatVector xv = FloatVector.fromArray(F, x, xo);
+                    s0 = t.nibble(plane(p0, shift)).fma(xv, s0);
+                    s1 = t.nibble(plane(p1, shift)).fma(xv, s1);
+                }
+            }
+            float scale = a.scales[g];
+            acc0 = s0.fma(FloatVector.broadcast(F, scale * norm(ra, g)), acc0);
+            acc1 = s1.fma(FloatVector.broadcast(F, scale * norm(rb, g)), acc1);
+        }
+        int at = slot * Lanes.LOGICAL + part * W;
+        acc0.intoArray(lanes, at);
+        acc1.intoArray(lanes, at + Lanes.LOGICAL);
+    }
+
+    private static void store(FloatVector acc0, FloatVector acc1, FloatVector acc2, FloatVector acc3, int part, float[] lanes) {
+        int at = part * W;
+        acc0.intoArray(lanes, at);
+        acc1.intoArray(lanes, at + Lanes.LOGICAL);
+        acc2.intoArray(lanes, at + 2 * Lanes.LOGICAL);
+        acc3.intoArray(lanes, at + 3 * Lanes.LOGICAL);
     }
 
     /**

@@ -6,14 +6,15 @@ import dev.needlewb.engine.kernel.RowPool;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Causal grouped-query attention of one new position over the cache: query head {@code h} reads
  * kv head {@code h / (heads / kvHeads)}; scores {@code q.k / sqrt(headDim)} over the visible keys
  * (the pinned sinks before the window, then the window up to the query), softmax, weighted sum of values.
  * Each kv head is one ticket of the pool; every head's arithmetic is the same whatever thread runs it.
- * Exact mode takes the softmax in scalar float32 with {@link Math#exp}; int8 mode takes it on 16
- * lanes with {@link VectorExp} (within 1.02 ulp per term) and a lane-wise sum.
+ * Exact mode takes the softmax in scalar float32 with {@link Math#exp}; int8 mode takes it on vectors
+ * with {@link VectorExp} (within 1.02 ulp per term) and a 16-lane sum.
  */
 public final class Attention {
     private final int heads;
@@ -31,7 +32,9 @@ public final class Attention {
     private float[] out;
 
     public Attention(int heads, int kvHeads, int headDim, int maxPositions, RowPool pool, NumericMode mode) {
-        if (headDim % 16 != 0) throw new IllegalArgumentException("head_dim " + headDim + " is not a multiple of 16 lanes");
+        if (headDim % Lanes.LOGICAL != 0) {
+            throw new IllegalArgumentException("head_dim " + headDim + " is not a multiple of " + Lanes.LOGICAL + " lanes");
+        }
         this.heads = heads;
         this.kvHeads = kvHeads;
         this.headDim = headDim;
@@ -102,27 +105,22 @@ public final class Attention {
         for (int i = 0; i < n; i++) s[i] *= inv;
     }
 
-    /** The softmax on 16 lanes, the last partial vector on masked lanes; the sum is reduced in {@link Lanes#sum}'s fixed order. */
+    /**
+     * The softmax with vector exponentials: the maximum (order-free), {@code exp(s - max)} lane by lane,
+     * their sum over {@link Lanes}' 16 logical lanes in its fixed tree, one reciprocal.
+     */
     private static void vectorSoftmax(float[] s, int n) {
-        int whole = n & -Lanes.F16.length();
-        VectorMask<Float> tail = Lanes.F16.indexInRange(whole, n);
-        FloatVector maxes = FloatVector.broadcast(Lanes.F16, Float.NEGATIVE_INFINITY);
-        for (int i = 0; i < whole; i += Lanes.F16.length()) maxes = maxes.max(FloatVector.fromArray(Lanes.F16, s, i));
-        if (whole < n) maxes = maxes.lanewise(VectorOperators.MAX, FloatVector.fromArray(Lanes.F16, s, whole, tail), tail);
+        VectorSpecies<Float> f = Lanes.F;
+        int whole = n & -f.length();
+        VectorMask<Float> tail = f.indexInRange(whole, n);
+        FloatVector maxes = FloatVector.broadcast(f, Float.NEGATIVE_INFINITY);
+        for (int i = 0; i < whole; i += f.length()) maxes = maxes.max(FloatVector.fromArray(f, s, i));
+        if (whole < n) maxes = maxes.lanewise(VectorOperators.MAX, FloatVector.fromArray(f, s, whole, tail), tail);
         float max = maxes.reduceLanes(VectorOperators.MAX);
-        FloatVector sums = FloatVector.zero(Lanes.F16);
-        for (int i = 0; i < whole; i += Lanes.F16.length()) {
-            FloatVector e = VectorExp.exp(FloatVector.fromArray(Lanes.F16, s, i).sub(max));
-            e.intoArray(s, i);
-            sums = sums.add(e);
-        }
-        if (whole < n) {
-            FloatVector e = VectorExp.exp(FloatVector.fromArray(Lanes.F16, s, whole, tail).sub(max));
-            e.intoArray(s, whole, tail);
-            sums = sums.add(e, tail);
-        }
-        float inv = 1f / Lanes.sum(sums);
-        for (int i = 0; i < whole; i += Lanes.F16.length()) FloatVector.fromArray(Lanes.F16, s, i).mul(inv).intoArray(s, i);
-        if (whole < n) FloatVector.fromArray(Lanes.F16, s, whole, tail).mul(inv).intoArray(s, whole, tail);
+        for (int i = 0; i < whole; i += f.length()) VectorExp.exp(FloatVector.fromArray(f, s, i).sub(max)).intoArray(s, i);
+        if (whole < n) VectorExp.exp(FloatVector.fromArray(f, s, whole, tail).sub(max)).intoArray(s, whole, tail);
+        float inv = 1f / Lanes.sumOf(s, 0, n);
+        for (int i = 0; i < whole; i += f.length()) FloatVector.fromArray(f, s, i).mul(inv).intoArray(s, i);
+        if (whole < n) FloatVector.fromArray(f, s, whole, tail).mul(inv).intoArray(s, whole, tail);
     }
 }

@@ -25,22 +25,17 @@ public final class FloatKvCache extends KvCache {
     public void scores(int layer, int from, int to, int dimOff, int n, float[] q, int qOff, float scale, float[] scores, int sOff) {
         float[] key = keys[layer];
         for (int p = from; p < to; p++) {
-            int at = slot(p) * kvDim + dimOff;
-            FloatVector acc = FloatVector.zero(Lanes.F16);
-            for (int i = 0; i < n; i += 16) {
-                acc = FloatVector.fromArray(Lanes.F16, key, at + i).fma(FloatVector.fromArray(Lanes.F16, q, qOff + i), acc);
-            }
-            scores[sOff + p - from] = Lanes.sum(acc) * scale;
+            scores[sOff + p - from] = Lanes.dot(key, slot(p) * kvDim + dimOff, q, qOff, n) * scale;
         }
     }
 
     @Override
     public void accumulate(int layer, int from, int to, int dimOff, int n, float[] w, int wOff, float[] out, int outOff) {
         float[] value = values[layer];
-        for (int i = 0; i < n; i += 16) {
-            FloatVector acc = FloatVector.fromArray(Lanes.F16, out, outOff + i);
+        for (int i = 0; i < n; i += Lanes.W) {
+            FloatVector acc = FloatVector.fromArray(Lanes.F, out, outOff + i);
             for (int p = from; p < to; p++) {
-                acc = FloatVector.fromArray(Lanes.F16, value, slot(p) * kvDim + dimOff + i).fma(FloatVector.broadcast(Lanes.F16, w[wOff + p - from]), acc);
+                acc = FloatVector.fromArray(Lanes.F, value, slot(p) * kvDim + dimOff + i).fma(FloatVector.broadcast(Lanes.F, w[wOff + p - from]), acc);
             }
             acc.intoArray(out, outOff + i);
         }

@@ -8,8 +8,8 @@ import jdk.incubator.vector.FloatVector;
 /**
  * The Hadamard MLP: {@code z = (d1 * pad(x)) H; z = silu(d2 * z) H; out = crop(d3 * z)} with H the
  * orthonormal Walsh-Hadamard matrix of size {@code n} (a power of two >= d), applied by FWHT.
- * Exact mode takes the SiLU with {@link Math#exp}; int8 mode as {@code t * sigmoid(t)} on 16 lanes
- * with {@link VectorExp#sigmoid}.
+ * Exact mode takes the SiLU with {@link Math#exp}; int8 mode as {@code t * sigmoid(t)} on vectors
+ * with {@link VectorExp#sigmoid} (lane by lane, so any width gives the same bits).
  */
 public final class HadamardMlp {
     private final int d;
@@ -22,7 +22,7 @@ public final class HadamardMlp {
         this.d = d;
         this.n = n;
         this.z = new float[n];
-        this.vectorSilu = mode == NumericMode.INT8 && n % Lanes.F16.length() == 0;
+        this.vectorSilu = mode == NumericMode.INT8 && n % Lanes.LOGICAL == 0;
     }
 
     /** {@code out[d] = mlp(x[d])} with the layer's diagonals {@code d1, d2, d3} (length n). */
@@ -31,8 +31,8 @@ public final class HadamardMlp {
         java.util.Arrays.fill(z, d, n, 0f);
         Hadamard.transform(z, 0, n);
         if (vectorSilu) {
-            for (int i = 0; i < n; i += Lanes.F16.length()) {
-                FloatVector t = FloatVector.fromArray(Lanes.F16, d2, i).mul(FloatVector.fromArray(Lanes.F16, z, i));
+            for (int i = 0; i < n; i += Lanes.W) {
+                FloatVector t = FloatVector.fromArray(Lanes.F, d2, i).mul(FloatVector.fromArray(Lanes.F, z, i));
                 t.mul(VectorExp.sigmoid(t)).intoArray(z, i);
             }
         } else {

@@ -1,20 +1,29 @@
 package dev.needlewb.engine.layer;
 
+import dev.needlewb.engine.kernel.ByteLanes;
 import dev.needlewb.engine.kernel.Lanes;
-import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
 
 /**
  * int8 keys and values with one float32 scale per {@value #BLOCK} values (the production layout
  * upstream's KV budget assumes): {@code scale = absmax / 127} (1 for an all-zero block),
  * {@code q = round_half_even(x / scale)}, so each stored value is within {@code scale / 2} of the input.
  * Keys are stored dimension-major ({@code [dim][slot]}, scales {@code [block][slot]}) so scores come
- * out 16 slots at a time with no horizontal sums; values stay slot-major for the weighted sum.
+ * out a vector of slots at a time with no horizontal sums; values stay slot-major for the weighted sum.
+ * Every lane is one slot (scores) or one dimension (weighted values) with its own chain, so the vector
+ * width changes no bit; only which slots are fused (whole blocks of 16 of a run) is fixed.
  */
 public final class Int8KvCache extends KvCache {
     public static final int BLOCK = 32;
+    /** Slots whose scores are fused multiply-adds come in whole blocks of 16 (the engine's logical lanes). */
+    private static final int SLOT_BLOCK = Lanes.LOGICAL;
+    private static final VectorSpecies<Float> F = Lanes.F;
+    private static final int W = Lanes.W;
+    /** Bytes past the last value a load may read: the arrays are that much longer. */
+    private static final int SLACK = ByteLanes.SLACK;
     private final byte[][] keys;
     private final byte[][] values;
     private final float[][] keyScales;
@@ -23,8 +32,8 @@ public final class Int8KvCache extends KvCache {
     public Int8KvCache(int layers, int kvDim, int window, int sinks, int maxPositions) {
         super(layers, kvDim, window, sinks, maxPositions);
         if (kvDim % BLOCK != 0) throw new IllegalArgumentException("kv width " + kvDim + " is not a multiple of " + BLOCK);
-        keys = new byte[layers][capacity * kvDim];
-        values = new byte[layers][capacity * kvDim];
+        keys = new byte[layers][capacity * kvDim + SLACK];
+        values = new byte[layers][capacity * kvDim + SLACK];
         keyScales = new float[layers][capacity * kvDim / BLOCK];
         valueScales = new float[layers][capacity * kvDim / BLOCK];
     }
@@ -57,7 +66,7 @@ public final class Int8KvCache extends KvCache {
     }
 
     private static FloatVector widen(byte[] q, int at) {
-        return (FloatVector) ByteVector.fromArray(ByteVector.SPECIES_128, q, at).convertShape(VectorOperators.B2F, Lanes.F16, 0);
+        return ByteLanes.signed(q, at);
     }
 
     @Override
@@ -76,48 +85,51 @@ public final class Int8KvCache extends KvCache {
         return Math.min(wanted, limit - slot);
     }
 
-    /** Scores of {@code run} consecutive slots from {@code slot}: 16 at a time, then the rest on masked lanes. */
+    /**
+     * Scores of {@code run} consecutive slots from {@code slot}, one slot per lane: the run's whole
+     * blocks of {@value #SLOT_BLOCK} slots with fused multiply-adds, the rest in {@link #tailScores}.
+     */
     private void slotScores(int layer, int slot, int run, int dimOff, int n, float[] q, int qOff, float scale,
             float[] scores, int sOff) {
         byte[] kt = keys[layer];
         float[] ks = keyScales[layer];
-        int j = 0;
-        for (; j + 16 <= run; j += 16) {
-            FloatVector total = FloatVector.zero(Lanes.F16);
+        int whole = run & -SLOT_BLOCK;
+        for (int j = 0; j < whole; j += W) {
+            FloatVector total = FloatVector.zero(F);
             for (int b = 0; b < n; b += BLOCK) {
-                FloatVector acc = FloatVector.zero(Lanes.F16);
+                FloatVector acc = FloatVector.zero(F);
                 for (int d = b; d < b + BLOCK; d++) {
-                    acc = widen(kt, (dimOff + d) * capacity + slot + j).fma(FloatVector.broadcast(Lanes.F16, q[qOff + d]), acc);
+                    acc = widen(kt, (dimOff + d) * capacity + slot + j).fma(FloatVector.broadcast(F, q[qOff + d]), acc);
                 }
-                total = acc.fma(FloatVector.fromArray(Lanes.F16, ks, ((dimOff + b) / BLOCK) * capacity + slot + j), total);
+                total = acc.fma(FloatVector.fromArray(F, ks, ((dimOff + b) / BLOCK) * capacity + slot + j), total);
             }
             total.mul(scale).intoArray(scores, sOff + j);
         }
-        if (j < run) tailScores(layer, slot + j, run - j, dimOff, n, q, qOff, scale, scores, sOff + j);
+        if (whole < run) tailScores(layer, slot + whole, run - whole, dimOff, n, q, qOff, scale, scores, sOff + whole);
     }
 
     /**
      * Scores of the last {@code count < 16} slots of a run, on masked lanes with a separate multiply
      * and add per term: bit for bit the scalar {@code acc += q * k; total += acc * blockScale} each
-     * slot had before (Java never fuses them), only 16 slots at a time.
+     * slot had before (Java never fuses them), only a vector of slots at a time.
      */
     private void tailScores(int layer, int slot, int count, int dimOff, int n, float[] q, int qOff, float scale,
             float[] scores, int sOff) {
         byte[] kt = keys[layer];
         float[] ks = keyScales[layer];
-        VectorMask<Byte> bytes = ByteVector.SPECIES_128.indexInRange(0, count);
-        VectorMask<Float> floats = Lanes.F16.indexInRange(0, count);
-        FloatVector total = FloatVector.zero(Lanes.F16);
-        for (int b = 0; b < n; b += BLOCK) {
-            FloatVector acc = FloatVector.zero(Lanes.F16);
-            for (int d = b; d < b + BLOCK; d++) {
-                FloatVector key = (FloatVector) ByteVector.fromArray(ByteVector.SPECIES_128, kt, (dimOff + d) * capacity + slot, bytes)
-                        .convertShape(VectorOperators.B2F, Lanes.F16, 0);
-                acc = acc.add(key.mul(q[qOff + d]));
+        for (int j = 0; j < count; j += W) {
+            VectorMask<Float> floats = F.indexInRange(j, count);
+            FloatVector total = FloatVector.zero(F);
+            for (int b = 0; b < n; b += BLOCK) {
+                FloatVector acc = FloatVector.zero(F);
+                for (int d = b; d < b + BLOCK; d++) {
+                    FloatVector key = ByteLanes.signed(kt, (dimOff + d) * capacity + slot + j, count - j);
+                    acc = acc.add(key.mul(q[qOff + d]));
+                }
+                total = total.add(acc.mul(FloatVector.fromArray(F, ks, ((dimOff + b) / BLOCK) * capacity + slot + j, floats)));
             }
-            total = total.add(acc.mul(FloatVector.fromArray(Lanes.F16, ks, ((dimOff + b) / BLOCK) * capacity + slot, floats)));
+            total.mul(scale).intoArray(scores, sOff + j, floats);
         }
-        total.mul(scale).intoArray(scores, sOff, floats);
     }
 
     @Override
@@ -133,33 +145,35 @@ public final class Int8KvCache extends KvCache {
 
     /**
      * {@link #slotScores} for two queries, each widened key feeding both (same arithmetic per query).
-     * 32 slots at a time where the run allows, so four accumulation chains are in flight instead of two
-     * (a chain waits on its fused multiply-add's latency); each lane still adds its dimensions in order.
+     * Two vectors of slots at a time where the whole blocks allow, so four accumulation chains are in
+     * flight instead of two (a chain waits on its fused multiply-add's latency); each lane still adds
+     * its dimensions in order.
      */
     private void slotScores2(int layer, int slot, int run, int dimOff, int n, float[] q, int qOff, float scale,
             float[] s0, float[] s1, int sOff) {
         byte[] kt = keys[layer];
         float[] ks = keyScales[layer];
         int q1 = qOff + n;
+        int whole = run & -SLOT_BLOCK;
         int j = 0;
-        for (; j + 32 <= run; j += 32) {
-            FloatVector total0 = FloatVector.zero(Lanes.F16), total1 = total0, total2 = total0, total3 = total0;
+        for (; j + 2 * W <= whole; j += 2 * W) {
+            FloatVector total0 = FloatVector.zero(F), total1 = total0, total2 = total0, total3 = total0;
             for (int b = 0; b < n; b += BLOCK) {
-                FloatVector acc0 = FloatVector.zero(Lanes.F16), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+                FloatVector acc0 = FloatVector.zero(F), acc1 = acc0, acc2 = acc0, acc3 = acc0;
                 for (int d = b; d < b + BLOCK; d++) {
                     int at = (dimOff + d) * capacity + slot + j;
                     FloatVector key = widen(kt, at);
-                    FloatVector nextKey = widen(kt, at + 16);
-                    FloatVector query0 = FloatVector.broadcast(Lanes.F16, q[qOff + d]);
-                    FloatVector query1 = FloatVector.broadcast(Lanes.F16, q[q1 + d]);
+                    FloatVector nextKey = widen(kt, at + W);
+                    FloatVector query0 = FloatVector.broadcast(F, q[qOff + d]);
+                    FloatVector query1 = FloatVector.broadcast(F, q[q1 + d]);
                     acc0 = key.fma(query0, acc0);
                     acc1 = key.fma(query1, acc1);
                     acc2 = nextKey.fma(query0, acc2);
                     acc3 = nextKey.fma(query1, acc3);
                 }
                 int scaleAt = ((dimOff + b) / BLOCK) * capacity + slot + j;
-                FloatVector blockScales = FloatVector.fromArray(Lanes.F16, ks, scaleAt);
-                FloatVector nextBlockScales = FloatVector.fromArray(Lanes.F16, ks, scaleAt + 16);
+                FloatVector blockScales = FloatVector.fromArray(F, ks, scaleAt);
+                FloatVector nextBlockScales = FloatVector.fromArray(F, ks, scaleAt + W);
                 total0 = acc0.fma(blockScales, total0);
                 total1 = acc1.fma(blockScales, total1);
                 total2 = acc2.fma(nextBlockScales, total2);
@@ -167,28 +181,28 @@ public final class Int8KvCache extends KvCache {
             }
             total0.mul(scale).intoArray(s0, sOff + j);
             total1.mul(scale).intoArray(s1, sOff + j);
-            total2.mul(scale).intoArray(s0, sOff + j + 16);
-            total3.mul(scale).intoArray(s1, sOff + j + 16);
+            total2.mul(scale).intoArray(s0, sOff + j + W);
+            total3.mul(scale).intoArray(s1, sOff + j + W);
         }
-        for (; j + 16 <= run; j += 16) {
-            FloatVector total0 = FloatVector.zero(Lanes.F16), total1 = total0;
+        for (; j < whole; j += W) {
+            FloatVector total0 = FloatVector.zero(F), total1 = total0;
             for (int b = 0; b < n; b += BLOCK) {
-                FloatVector acc0 = FloatVector.zero(Lanes.F16), acc1 = acc0;
+                FloatVector acc0 = FloatVector.zero(F), acc1 = acc0;
                 for (int d = b; d < b + BLOCK; d++) {
                     FloatVector key = widen(kt, (dimOff + d) * capacity + slot + j);
-                    acc0 = key.fma(FloatVector.broadcast(Lanes.F16, q[qOff + d]), acc0);
-                    acc1 = key.fma(FloatVector.broadcast(Lanes.F16, q[q1 + d]), acc1);
+                    acc0 = key.fma(FloatVector.broadcast(F, q[qOff + d]), acc0);
+                    acc1 = key.fma(FloatVector.broadcast(F, q[q1 + d]), acc1);
                 }
-                FloatVector blockScales = FloatVector.fromArray(Lanes.F16, ks, ((dimOff + b) / BLOCK) * capacity + slot + j);
+                FloatVector blockScales = FloatVector.fromArray(F, ks, ((dimOff + b) / BLOCK) * capacity + slot + j);
                 total0 = acc0.fma(blockScales, total0);
                 total1 = acc1.fma(blockScales, total1);
             }
             total0.mul(scale).intoArray(s0, sOff + j);
             total1.mul(scale).intoArray(s1, sOff + j);
         }
-        if (j < run) {
-            tailScores(layer, slot + j, run - j, dimOff, n, q, qOff, scale, s0, sOff + j);
-            tailScores(layer, slot + j, run - j, dimOff, n, q, q1, scale, s1, sOff + j);
+        if (whole < run) {
+            tailScores(layer, slot + whole, run - whole, dimOff, n, q, qOff, scale, s0, sOff + whole);
+            tailScores(layer, slot + whole, run - whole, dimOff, n, q, q1, scale, s1, sOff + whole);
         }
     }
 
@@ -202,15 +216,15 @@ public final class Int8KvCache extends KvCache {
         }
     }
 
-    /** {@code run} consecutive slots from {@code slot}; per 16 dimensions the slots are added in order. */
+    /** {@code run} consecutive slots from {@code slot}; per vector of dimensions the slots are added in order. */
     private void slotAccumulate(int layer, int slot, int run, int dimOff, int n, float[] w, int wOff, float[] out, int outOff) {
         byte[] value = values[layer];
         float[] vs = valueScales[layer];
-        for (int i = 0; i < n; i += 16) {
-            FloatVector acc = FloatVector.fromArray(Lanes.F16, out, outOff + i);
+        for (int i = 0; i < n; i += W) {
+            FloatVector acc = FloatVector.fromArray(F, out, outOff + i);
             int at = slot * kvDim + dimOff + i;
             for (int j = 0; j < run; j++, at += kvDim) {
-                acc = widen(value, at).fma(FloatVector.broadcast(Lanes.F16, w[wOff + j] * vs[at / BLOCK]), acc);
+                acc = widen(value, at).fma(FloatVector.broadcast(F, w[wOff + j] * vs[at / BLOCK]), acc);
             }
             acc.intoArray(out, outOff + i);
         }
@@ -229,8 +243,8 @@ public final class Int8KvCache extends KvCache {
 
     /**
      * {@link #slotAccumulate} for two queries, each widened value feeding both (same arithmetic per query).
-     * 64 dimensions at a time where {@code n} allows: eight accumulation chains instead of two, each
-     * lane still adding the slots in order.
+     * Four vectors of dimensions at a time where {@code n} allows: eight accumulation chains instead of
+     * two, each lane still adding the slots in order. A vector never straddles two scale blocks (W <= 16 < 32).
      */
     private void slotAccumulate2(int layer, int slot, int run, int dimOff, int n, float[] w0, float[] w1, int wOff,
             float[] out, int outOff) {
@@ -238,47 +252,48 @@ public final class Int8KvCache extends KvCache {
         float[] vs = valueScales[layer];
         int o1 = outOff + n;
         int i = 0;
-        for (; i + 64 <= n; i += 64) {
-            FloatVector a0 = FloatVector.fromArray(Lanes.F16, out, outOff + i);
-            FloatVector a1 = FloatVector.fromArray(Lanes.F16, out, outOff + i + 16);
-            FloatVector a2 = FloatVector.fromArray(Lanes.F16, out, outOff + i + 32);
-            FloatVector a3 = FloatVector.fromArray(Lanes.F16, out, outOff + i + 48);
-            FloatVector b0 = FloatVector.fromArray(Lanes.F16, out, o1 + i);
-            FloatVector b1 = FloatVector.fromArray(Lanes.F16, out, o1 + i + 16);
-            FloatVector b2 = FloatVector.fromArray(Lanes.F16, out, o1 + i + 32);
-            FloatVector b3 = FloatVector.fromArray(Lanes.F16, out, o1 + i + 48);
+        for (; i + 4 * W <= n; i += 4 * W) {
+            FloatVector a0 = FloatVector.fromArray(F, out, outOff + i);
+            FloatVector a1 = FloatVector.fromArray(F, out, outOff + i + W);
+            FloatVector a2 = FloatVector.fromArray(F, out, outOff + i + 2 * W);
+            FloatVector a3 = FloatVector.fromArray(F, out, outOff + i + 3 * W);
+            FloatVector b0 = FloatVector.fromArray(F, out, o1 + i);
+            FloatVector b1 = FloatVector.fromArray(F, out, o1 + i + W);
+            FloatVector b2 = FloatVector.fromArray(F, out, o1 + i + 2 * W);
+            FloatVector b3 = FloatVector.fromArray(F, out, o1 + i + 3 * W);
             int at = slot * kvDim + dimOff + i;
             for (int j = 0; j < run; j++, at += kvDim) {
                 float x0 = w0[wOff + j], x1 = w1[wOff + j];
-                float s0 = vs[at / BLOCK], s1 = vs[(at + 16) / BLOCK], s2 = vs[(at + 32) / BLOCK], s3 = vs[(at + 48) / BLOCK];
-                FloatVector v0 = widen(value, at), v1 = widen(value, at + 16), v2 = widen(value, at + 32), v3 = widen(value, at + 48);
-                a0 = v0.fma(FloatVector.broadcast(Lanes.F16, x0 * s0), a0);
-                b0 = v0.fma(FloatVector.broadcast(Lanes.F16, x1 * s0), b0);
-                a1 = v1.fma(FloatVector.broadcast(Lanes.F16, x0 * s1), a1);
-                b1 = v1.fma(FloatVector.broadcast(Lanes.F16, x1 * s1), b1);
-                a2 = v2.fma(FloatVector.broadcast(Lanes.F16, x0 * s2), a2);
-                b2 = v2.fma(FloatVector.broadcast(Lanes.F16, x1 * s2), b2);
-                a3 = v3.fma(FloatVector.broadcast(Lanes.F16, x0 * s3), a3);
-                b3 = v3.fma(FloatVector.broadcast(Lanes.F16, x1 * s3), b3);
+                float s0 = vs[at / BLOCK], s1 = vs[(at + W) / BLOCK], s2 = vs[(at + 2 * W) / BLOCK], s3 = vs[(at + 3 * W) / BLOCK];
+                FloatVector v0 = widen(value, at), v1 = widen(value, at + W), v2 = widen(value, at + 2 * W),
+                        v3 = widen(value, at + 3 * W);
+                a0 = v0.fma(FloatVector.broadcast(F, x0 * s0), a0);
+                b0 = v0.fma(FloatVector.broadcast(F, x1 * s0), b0);
+                a1 = v1.fma(FloatVector.broadcast(F, x0 * s1), a1);
+                b1 = v1.fma(FloatVector.broadcast(F, x1 * s1), b1);
+                a2 = v2.fma(FloatVector.broadcast(F, x0 * s2), a2);
+                b2 = v2.fma(FloatVector.broadcast(F, x1 * s2), b2);
+                a3 = v3.fma(FloatVector.broadcast(F, x0 * s3), a3);
+                b3 = v3.fma(FloatVector.broadcast(F, x1 * s3), b3);
             }
             a0.intoArray(out, outOff + i);
-            a1.intoArray(out, outOff + i + 16);
-            a2.intoArray(out, outOff + i + 32);
-            a3.intoArray(out, outOff + i + 48);
+            a1.intoArray(out, outOff + i + W);
+            a2.intoArray(out, outOff + i + 2 * W);
+            a3.intoArray(out, outOff + i + 3 * W);
             b0.intoArray(out, o1 + i);
-            b1.intoArray(out, o1 + i + 16);
-            b2.intoArray(out, o1 + i + 32);
-            b3.intoArray(out, o1 + i + 48);
+            b1.intoArray(out, o1 + i + W);
+            b2.intoArray(out, o1 + i + 2 * W);
+            b3.intoArray(out, o1 + i + 3 * W);
         }
-        for (; i < n; i += 16) {
-            FloatVector acc0 = FloatVector.fromArray(Lanes.F16, out, outOff + i);
-            FloatVector acc1 = FloatVector.fromArray(Lanes.F16, out, o1 + i);
+        for (; i < n; i += W) {
+            FloatVector acc0 = FloatVector.fromArray(F, out, outOff + i);
+            FloatVector acc1 = FloatVector.fromArray(F, out, o1 + i);
             int at = slot * kvDim + dimOff + i;
             for (int j = 0; j < run; j++, at += kvDim) {
                 FloatVector v = widen(value, at);
                 float blockScale = vs[at / BLOCK];
-                acc0 = v.fma(FloatVector.broadcast(Lanes.F16, w0[wOff + j] * blockScale), acc0);
-                acc1 = v.fma(FloatVector.broadcast(Lanes.F16, w1[wOff + j] * blockScale), acc1);
+                acc0 = v.fma(FloatVector.broadcast(F, w0[wOff + j] * blockScale), acc0);
+                acc1 = v.fma(FloatVector.broadcast(F, w1[wOff + j] * blockScale), acc1);
             }
             acc0.intoArray(out, outOff + i);
             acc1.intoArray(out, o1 + i);

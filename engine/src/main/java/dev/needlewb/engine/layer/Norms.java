@@ -7,13 +7,13 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * The two normalizations of the model, float32 (SPEC section 2). The sum of squares runs in index
- * order in exact mode and on 16 lanes (then {@link Lanes#sum}) in int8 mode; the element-wise part
- * is the same in both and is vectorized without changing a bit (each lane rounds exactly like the
+ * order in exact mode and on {@link Lanes}' 16 logical lanes in int8 mode; the element-wise part is
+ * the same in both and is vectorized without changing a bit (each lane rounds exactly like the
  * scalar expression).
  */
 public final class Norms {
     static final double EPS = 1e-6;
-    private static final VectorSpecies<Float> F = Lanes.F16;
+    private static final VectorSpecies<Float> F = Lanes.F;
 
     private Norms() {}
 
@@ -21,7 +21,7 @@ public final class Norms {
     public static void zcn(NumericMode mode, float[] x, int off, int n, float[] gain, int gainOff, float[] out, int outOff) {
         float inv = inverseRms(mode, x, off, n);
         int i = 0;
-        for (; i < F.loopBound(n); i += F.length()) {
+        for (; i < Lanes.loopBound(n); i += F.length()) {
             FloatVector.fromArray(F, gain, gainOff + i).add(1f).mul(FloatVector.fromArray(F, x, off + i)).mul(inv)
                     .intoArray(out, outOff + i);
         }
@@ -32,7 +32,7 @@ public final class Norms {
     public static void rmsUnit(NumericMode mode, float[] x, int off, int n, float[] out, int outOff) {
         float inv = inverseRms(mode, x, off, n);
         int i = 0;
-        for (; i < F.loopBound(n); i += F.length()) FloatVector.fromArray(F, x, off + i).mul(inv).intoArray(out, outOff + i);
+        for (; i < Lanes.loopBound(n); i += F.length()) FloatVector.fromArray(F, x, off + i).mul(inv).intoArray(out, outOff + i);
         for (; i < n; i++) out[outOff + i] = x[off + i] * inv;
     }
 
@@ -41,12 +41,8 @@ public final class Norms {
         float ss = 0f;
         int i = off;
         if (mode == NumericMode.INT8) {
-            FloatVector squares = FloatVector.zero(F);
-            for (; i < off + F.loopBound(n); i += F.length()) {
-                FloatVector v = FloatVector.fromArray(F, x, i);
-                squares = v.fma(v, squares);
-            }
-            ss = Lanes.sum(squares);
+            ss = Lanes.dot(x, off, x, off, n);
+            i += Lanes.loopBound(n);
         }
         for (; i < off + n; i++) ss += x[i] * x[i];
         return (float) (1.0 / Math.sqrt(ss / n + EPS));

@@ -5,7 +5,7 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 
 /**
- * {@code exp(x)} for {@code x <= 0} on 16 float lanes, for the int8 profile's softmax: Cody-Waite
+ * {@code exp(x)} for {@code x <= 0} lane by lane on float vectors of any width, for the int8 profile's softmax: Cody-Waite
  * reduction {@code x = n ln2 + r} (|r| <= ln2 / 2, ln2 split in a short high part and a correction),
  * a degree-7 polynomial for {@code e^r} evaluated by fused multiply-adds (Cephes' expf coefficients),
  * and {@code 2^n} built in the exponent bits. Checked exhaustively over every float in [-87, 0]: at most
@@ -27,14 +27,14 @@ public final class VectorExp {
     public static FloatVector exp(FloatVector x) {
         x = x.max(LOWEST);
         FloatVector n = x.mul(LOG2E).add(ROUNDING).sub(ROUNDING);
-        FloatVector r = n.fma(FloatVector.broadcast(Lanes.F16, -LN2_HIGH), x);
-        r = n.fma(FloatVector.broadcast(Lanes.F16, -LN2_LOW), r);
-        FloatVector p = FloatVector.broadcast(Lanes.F16, 1.9875691500e-4f);
-        p = p.fma(r, FloatVector.broadcast(Lanes.F16, 1.3981999507e-3f));
-        p = p.fma(r, FloatVector.broadcast(Lanes.F16, 8.3334519073e-3f));
-        p = p.fma(r, FloatVector.broadcast(Lanes.F16, 4.1665795894e-2f));
-        p = p.fma(r, FloatVector.broadcast(Lanes.F16, 1.6666665459e-1f));
-        p = p.fma(r, FloatVector.broadcast(Lanes.F16, 5.0000001201e-1f));
+        FloatVector r = n.fma(FloatVector.broadcast(Lanes.F, -LN2_HIGH), x);
+        r = n.fma(FloatVector.broadcast(Lanes.F, -LN2_LOW), r);
+        FloatVector p = FloatVector.broadcast(Lanes.F, 1.9875691500e-4f);
+        p = p.fma(r, FloatVector.broadcast(Lanes.F, 1.3981999507e-3f));
+        p = p.fma(r, FloatVector.broadcast(Lanes.F, 8.3334519073e-3f));
+        p = p.fma(r, FloatVector.broadcast(Lanes.F, 4.1665795894e-2f));
+        p = p.fma(r, FloatVector.broadcast(Lanes.F, 1.6666665459e-1f));
+        p = p.fma(r, FloatVector.broadcast(Lanes.F, 5.0000001201e-1f));
         FloatVector e = p.fma(r.mul(r), r).add(1f);
         FloatVector twoToN = n.convert(VectorOperators.F2I, 0).reinterpretAsInts()
                 .add(127).lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats();

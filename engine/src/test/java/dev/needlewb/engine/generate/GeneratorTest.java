@@ -19,8 +19,10 @@ import java.util.List;
 import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("width")
 class GeneratorTest {
     static CactFile cact;
     static Engine exact;

@@ -3,9 +3,12 @@ package dev.needlewb.engine.kernel;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+@Tag("width")
+@Tag("kernel")
 class HadamardTest {
 
     @ParameterizedTest

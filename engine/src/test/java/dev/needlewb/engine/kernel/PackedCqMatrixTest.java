@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Test;
 
+@Tag("width")
+@Tag("kernel")
 class PackedCqMatrixTest {
 
     /** bits, value table, group, rows (tails of 1..3 after the four-row blocks), cols (padded or not). */
@@ -50,19 +53,35 @@ class PackedCqMatrixTest {
 
     @ParameterizedTest
     @MethodSource("shapes")
-    void fourRowKernelEqualsSingleRowKernelElementForElement(int bits, float[] values, int group, int rows, int cols) {
+    void everyRowIsTheSixteenLaneContractBitForBit(int bits, float[] values, int group, int rows, int cols) {
         Random rnd = new Random(7 + rows * cols);
         TestCq t = new TestCq(rnd, rows, cols, group, bits, values);
         float[] x = TestCq.randomVector(rnd, cols);
         for (NumericMode mode : NumericMode.values()) {
             Activation a = t.matrix.newActivation(mode);
             a.prepare(x, 0);
-            float[] four = new float[rows];
-            float[] single = new float[rows];
-            t.matrix.rows(a, four, 0, 0, rows);
-            t.matrix.rowsSingle(a, single, 0, 0, rows);
-            // Same lanes, same order, same fused operations: bit-identical, no tolerance.
-            assertThat(four).as(mode.name()).containsExactly(single);
+            float[] out = new float[rows];
+            t.matrix.matvec(a, out, 0);
+            float[] want = new float[rows];
+            for (int r = 0; r < rows; r++) want[r] = t.contractRow(r, a);
+            // The same operations on the same operands in the same order at every width: no tolerance.
+            assertThat(out).as("%s at %s", mode, dev.needlewb.converter.simd.VectorWidth.describe()).containsExactly(want);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("shapes")
+    void aRowsResultDoesNotDependOnItsBlock(int bits, float[] values, int group, int rows, int cols) {
+        Random rnd = new Random(11 + rows * cols);
+        TestCq t = new TestCq(rnd, rows, cols, group, bits, values);
+        Activation a = t.matrix.newActivation(NumericMode.INT8);
+        a.prepare(TestCq.randomVector(rnd, cols), 0);
+        float[] all = new float[rows];
+        t.matrix.matvec(a, all, 0);
+        for (int r = 0; r < rows; r++) {
+            float[] alone = new float[1];
+            t.matrix.rowSlice(r, 1).matvec(a, alone, 0);
+            assertThat(alone[0]).as("row %d alone (a block of one, its slot repeated)", r).isEqualTo(all[r]);
         }
     }
 
@@ -177,8 +196,8 @@ class PackedCqMatrixTest {
         a.prepare(TestCq.randomVector(rnd, 128), 0);
         float[] all = new float[12];
         float[] part = new float[4];
-        t.matrix.rowsSingle(a, all, 0, 0, 12);
-        t.matrix.rowSlice(8, 4).rowsSingle(a, part, 0, 0, 4);
+        t.matrix.matvec(a, all, 0);
+        t.matrix.rowSlice(8, 4).matvec(a, part, 0);
         assertThat(part).containsExactly(java.util.Arrays.copyOfRange(all, 8, 12));
     }
 

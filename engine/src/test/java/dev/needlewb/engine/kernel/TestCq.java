@@ -81,6 +81,38 @@ final class TestCq {
         return java.util.Arrays.copyOf(w, cols);
     }
 
+    /**
+     * The kernel's contract as scalar code ({@link Lanes}): per group, logical lane j fuses
+     * {@code value[code] * x} of code j of every chunk's planes in order, then {@code acc += s * (scale *
+     * norm)}; the 16 lanes are summed in the pairwise tree (i with i ^ 8, then i ^ 4, i ^ 2, i ^ 1).
+     */
+    float contractRow(int r, Activation a) {
+        boolean int8 = a.mode() == NumericMode.INT8;
+        Int8Codebook cb8 = Int8Codebook.of(values);
+        float[] table = new float[values.length];
+        for (int i = 0; i < table.length; i++) table[i] = int8 ? cb8.values()[i] : values[i];
+        CodeLayout layout = new CodeLayout(bits);
+        int perChunk = layout.codesPerChunk();
+        float[] acc = new float[16];
+        for (int g = 0; g < colsPad / group; g++) {
+            float[] s = new float[16];
+            for (int c = g * group / perChunk; c < (g + 1) * group / perChunk; c++) {
+                for (int p = 0; p < layout.planes(); p++) {
+                    for (int j = 0; j < 16; j++) {
+                        int code = codes[r][c * perChunk + j * layout.planes() + p];
+                        s[j] = Math.fma(table[code], a.x[c * perChunk + p * 16 + j], s[j]);
+                    }
+                }
+            }
+            float factor = a.scales[g] * Float.float16ToFloat(norms[r][g]);
+            for (int j = 0; j < 16; j++) acc[j] = Math.fma(s[j], factor, acc[j]);
+        }
+        for (int span = 8; span >= 1; span >>= 1) {
+            for (int j = 0; j < span; j++) acc[j] += acc[j + span];
+        }
+        return acc[0] * (int8 ? cb8.scale() : 1f);
+    }
+
     /** Entry (i, j) of the orthonormal Sylvester Walsh-Hadamard matrix of size n. */
     static double hadamard(int i, int j, int n) {
         return (Integer.bitCount(i & j) % 2 == 0 ? 1 : -1) / Math.sqrt(n);

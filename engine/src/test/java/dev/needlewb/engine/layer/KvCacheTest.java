@@ -3,8 +3,11 @@ package dev.needlewb.engine.layer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("width")
+@Tag("kernel")
 class KvCacheTest {
     static final int KV = 64;
 

@@ -39,30 +39,37 @@ public final class ByteLanes {
      * consumer of the low byte (a shift by less than 8 then a lookup by the low bits) may read them.
      */
     static IntVector codes(MemorySegment segment, long chunk, int part) {
-        if (PERMUTED) {
-            return ByteVector.fromMemorySegment(LOADED, segment, chunk, ByteOrder.LITTLE_ENDIAN).rearrange(LOW[part])
-                    .reinterpretAsInts();
-        }
-        return (IntVector) ByteVector.fromMemorySegment(LOADED, segment, chunk + (long) part * W, ByteOrder.LITTLE_ENDIAN)
-                .convertShape(VectorOperators.B2I, I, 0);
+        return PERMUTED ? permutedCodes(segment, chunk, part) : convertedCodes(segment, chunk, part);
     }
 
     /** {@code a[at .. at + W)} as signed values in float lanes (the array needs {@link #SLACK} bytes past them). */
     public static FloatVector signed(byte[] a, int at) {
-        if (PERMUTED) {
-            return (FloatVector) ByteVector.fromArray(LOADED, a, at).rearrange(HIGH).reinterpretAsInts()
-                    .lanewise(VectorOperators.ASHR, 24).convert(VectorOperators.I2F, 0);
-        }
-        return (FloatVector) ByteVector.fromArray(LOADED, a, at).convertShape(VectorOperators.B2F, F, 0);
+        return PERMUTED ? permutedSigned(ByteVector.fromArray(LOADED, a, at)) : convertedSigned(ByteVector.fromArray(LOADED, a, at));
     }
 
     /** {@link #signed(byte[], int)} for the first {@code valid} of the W values only (the other lanes read 0, nothing past them is read). */
     public static FloatVector signed(byte[] a, int at, int valid) {
         ByteVector bytes = ByteVector.fromArray(LOADED, a, at, LOADED.indexInRange(0, valid));
-        if (PERMUTED) {
-            return (FloatVector) bytes.rearrange(HIGH).reinterpretAsInts().lanewise(VectorOperators.ASHR, 24)
-                    .convert(VectorOperators.I2F, 0);
-        }
+        return PERMUTED ? permutedSigned(bytes) : convertedSigned(bytes);
+    }
+
+    // Each form in a method of its own, small enough that C2 always inlines it: a vector that crosses
+    // a call C2 did not inline is boxed, and the Vector API then runs in Java.
+
+    private static IntVector permutedCodes(MemorySegment segment, long chunk, int part) {
+        return ByteVector.fromMemorySegment(LOADED, segment, chunk, ByteOrder.LITTLE_ENDIAN).rearrange(LOW[part]).reinterpretAsInts();
+    }
+
+    private static IntVector convertedCodes(MemorySegment segment, long chunk, int part) {
+        return (IntVector) ByteVector.fromMemorySegment(LOADED, segment, chunk + (long) part * W, ByteOrder.LITTLE_ENDIAN)
+                .convertShape(VectorOperators.B2I, I, 0);
+    }
+
+    private static FloatVector permutedSigned(ByteVector bytes) {
+        return (FloatVector) bytes.rearrange(HIGH).reinterpretAsInts().lanewise(VectorOperators.ASHR, 24).convert(VectorOperators.I2F, 0);
+    }
+
+    private static FloatVector convertedSigned(ByteVector bytes) {
         return (FloatVector) bytes.convertShape(VectorOperators.B2F, F, 0);
     }
 

@@ -72,12 +72,25 @@ final class CodeTable {
 
     /** Values of the 4-bit codes in bits 0-3. */
     FloatVector nibble(IntVector codes) {
-        if (NIBBLE_VECTORS == 1) return codes.selectFrom(t0).reinterpretAsFloats();
-        VectorMask<Integer> bit3 = codes.lanewise(VectorOperators.LSHL, 28).compare(VectorOperators.LT, 0);
-        if (NIBBLE_VECTORS == 2) return codes.selectFrom(t0).blend(codes.selectFrom(t1), bit3).reinterpretAsFloats();
-        VectorMask<Integer> bit2 = codes.lanewise(VectorOperators.LSHL, 29).compare(VectorOperators.LT, 0);
-        IntVector low = codes.selectFrom(t0).blend(codes.selectFrom(t1), bit2);
-        return low.blend(codes.selectFrom(t2).blend(codes.selectFrom(t3), bit2), bit3).reinterpretAsFloats();
+        return switch (NIBBLE_VECTORS) {
+            case 1 -> codes.selectFrom(t0).reinterpretAsFloats();
+            case 2 -> nibbleOfTwo(codes);
+            default -> nibbleOfFour(codes);
+        };
     }
 
+    private FloatVector nibbleOfTwo(IntVector codes) {
+        return codes.selectFrom(t0).blend(codes.selectFrom(t1), bitSet(codes, 3)).reinterpretAsFloats();
+    }
+
+    private FloatVector nibbleOfFour(IntVector codes) {
+        VectorMask<Integer> bit2 = bitSet(codes, 2);
+        IntVector low = codes.selectFrom(t0).blend(codes.selectFrom(t1), bit2);
+        return low.blend(codes.selectFrom(t2).blend(codes.selectFrom(t3), bit2), bitSet(codes, 3)).reinterpretAsFloats();
+    }
+
+    /** Lanes whose bit {@code bit} is set: that bit shifted into the sign (one shift and a compare). */
+    private static VectorMask<Integer> bitSet(IntVector codes, int bit) {
+        return codes.lanewise(VectorOperators.LSHL, 31 - bit).compare(VectorOperators.LT, 0);
+    }
 }

@@ -53,18 +53,12 @@ public final class Lanes {
      * bits, {@code p0 + p1} at 256), then the lanes of the one vector left.
      */
     public static float sum(FloatVector p0, FloatVector p1, FloatVector p2, FloatVector p3) {
-        FloatVector v = switch (PARTS) {
-            case 1 -> p0;
-            case 2 -> p0.add(p1);
-            default -> p0.add(p2).add(p1.add(p3));
-        };
-        for (int span = W / 2; span >= 1; span >>= 1) v = v.add(v.rearrange(SWAP[span]));
-        return v.lane(0);
+        return tree(combine(p0, p1, p2, p3));
     }
 
     /** The sum of the logical 16-lane value stored at {@code lanes[off, off + 16)}, in the contract's tree. */
     public static float sum(float[] lanes, int off) {
-        return sum(part(lanes, off, 0), part(lanes, off, 1), part(lanes, off, 2), part(lanes, off, 3));
+        return tree(combined(lanes, off));
     }
 
     /**
@@ -94,53 +88,64 @@ public final class Lanes {
      * in the contract's tree. The caller adds any scalar tail past {@link #loopBound}.
      */
     public static float dot(float[] a, int aOff, float[] b, int bOff, int n) {
-        int end = loopBound(n);
-        return sum(partDot(a, aOff, b, bOff, end, 0), partDot(a, aOff, b, bOff, end, 1), partDot(a, aOff, b, bOff, end, 2),
-                partDot(a, aOff, b, bOff, end, 3));
+        FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
+        for (int i = 0, end = loopBound(n); i < end; i += LOGICAL) {
+            s0 = FloatVector.fromArray(F, a, aOff + i).fma(FloatVector.fromArray(F, b, bOff + i), s0);
+            if (PARTS > 1) s1 = FloatVector.fromArray(F, a, aOff + i + W).fma(FloatVector.fromArray(F, b, bOff + i + W), s1);
+            if (PARTS > 2) {
+                s2 = FloatVector.fromArray(F, a, aOff + i + 2 * W).fma(FloatVector.fromArray(F, b, bOff + i + 2 * W), s2);
+                s3 = FloatVector.fromArray(F, a, aOff + i + 3 * W).fma(FloatVector.fromArray(F, b, bOff + i + 3 * W), s3);
+            }
+        }
+        return tree(combine(s0, s1, s2, s3));
     }
 
     /**
      * {@code sum_i a[off + i]} over {@code i < n}: logical lane {@code j} adds {@code i = j, j + 16, ...}
-     * in order (the last, partial block on masked lanes, which adds nothing where it is off), then the
-     * lanes are summed in the contract's tree.
+     * in order, then the lanes are summed in the contract's tree. Past the last whole block of 16 the
+     * values are added one vector at a time on masked lanes (a lane that is off adds nothing), so the
+     * order is the same.
      */
     public static float sumOf(float[] a, int off, int n) {
-        return sum(partSum(a, off, n, 0), partSum(a, off, n, 1), partSum(a, off, n, 2), partSum(a, off, n, 3));
-    }
-
-    private static FloatVector partDot(float[] a, int aOff, float[] b, int bOff, int end, int part) {
-        FloatVector acc = FloatVector.zero(F);
-        if (part >= PARTS) return acc;
-        for (int i = part * W; i < end; i += LOGICAL) {
-            acc = FloatVector.fromArray(F, a, aOff + i).fma(FloatVector.fromArray(F, b, bOff + i), acc);
+        FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
+        int end = loopBound(n);
+        for (int i = 0; i < end; i += LOGICAL) {
+            s0 = s0.add(FloatVector.fromArray(F, a, off + i));
+            if (PARTS > 1) s1 = s1.add(FloatVector.fromArray(F, a, off + i + W));
+            if (PARTS > 2) {
+                s2 = s2.add(FloatVector.fromArray(F, a, off + i + 2 * W));
+                s3 = s3.add(FloatVector.fromArray(F, a, off + i + 3 * W));
+            }
         }
-        return acc;
-    }
-
-    private static FloatVector partSum(float[] a, int off, int n, int part) {
-        FloatVector acc = FloatVector.zero(F);
-        if (part >= PARTS) return acc;
-        int i = part * W;
-        for (; i + W <= n; i += LOGICAL) acc = acc.add(FloatVector.fromArray(F, a, off + i));
-        if (i < n) {
+        for (int i = end, p = 0; i < n; i += W, p++) {
             VectorMask<Float> on = F.indexInRange(i, n);
-            acc = acc.add(FloatVector.fromArray(F, a, off + i, on), on);
+            FloatVector v = FloatVector.fromArray(F, a, off + i, on);
+            if (p == 0) s0 = s0.add(v, on);
+            else if (p == 1) s1 = s1.add(v, on);
+            else if (p == 2) s2 = s2.add(v, on);
+            else s3 = s3.add(v, on);
         }
-        return acc;
+        return tree(combine(s0, s1, s2, s3));
     }
 
-    /** Part {@code p} of the logical value at {@code lanes[off]}, or zeros past {@link #PARTS}. */
-    private static FloatVector part(float[] lanes, int off, int p) {
-        return p < PARTS ? FloatVector.fromArray(F, lanes, off + p * W) : FloatVector.zero(F);
+    /** The parts of a logical value added as the tree's first levels do (those past {@link #PARTS} unused). */
+    private static FloatVector combine(FloatVector p0, FloatVector p1, FloatVector p2, FloatVector p3) {
+        return PARTS == 1 ? p0 : PARTS == 2 ? p0.add(p1) : p0.add(p2).add(p1.add(p3));
     }
 
-    /** The parts of the logical value at {@code lanes[off]} added as the first tree levels do. */
+    /** {@link #combine} of the logical value stored at {@code lanes[off]}. */
     private static FloatVector combined(float[] lanes, int off) {
-        return switch (PARTS) {
-            case 1 -> part(lanes, off, 0);
-            case 2 -> part(lanes, off, 0).add(part(lanes, off, 1));
-            default -> part(lanes, off, 0).add(part(lanes, off, 2)).add(part(lanes, off, 1).add(part(lanes, off, 3)));
-        };
+        FloatVector p0 = FloatVector.fromArray(F, lanes, off);
+        if (PARTS == 1) return p0;
+        FloatVector p1 = FloatVector.fromArray(F, lanes, off + W);
+        if (PARTS == 2) return p0.add(p1);
+        return p0.add(FloatVector.fromArray(F, lanes, off + 2 * W)).add(p1.add(FloatVector.fromArray(F, lanes, off + 3 * W)));
+    }
+
+    /** Lane 0 after the in-vector levels of the tree: lane i with i ^ (W / 2), ..., i ^ 1. */
+    private static float tree(FloatVector v) {
+        for (int span = W / 2; span >= 1; span >>= 1) v = v.add(v.rearrange(SWAP[span]));
+        return v.lane(0);
     }
 
     @SuppressWarnings("unchecked")

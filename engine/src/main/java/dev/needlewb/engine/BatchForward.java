@@ -1,19 +1,22 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.converter.model.EngramHash;
 import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.engine.kernel.Lanes;
-import dev.needlewb.engine.kernel.NumericMode;
-import dev.needlewb.engine.kernel.PackedCqMatrix;
+import dev.needlewb.engine.layer.Arithmetic;
+import dev.needlewb.engine.layer.Engram;
 import dev.needlewb.engine.layer.HadamardMlp;
+import dev.needlewb.engine.layer.Mhc;
 import dev.needlewb.engine.layer.Norms;
 import dev.needlewb.engine.layer.Rope;
+import dev.needlewb.engine.layer.Rows;
 import dev.needlewb.engine.layer.Sinkhorn;
 import dev.needlewb.engine.layer.VectorExp;
+import dev.needlewb.engine.layer.Visibility;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+import java.util.function.IntUnaryOperator;
 import java.util.stream.IntStream;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
@@ -42,8 +45,9 @@ final class BatchForward {
     }
 
     private static final VectorSpecies<Float> F = Lanes.F;
-    /** Norms sum squares on vector lanes (then {@link Lanes#sum}) in this mode, as every pass here does. */
-    private static final NumericMode LANE_SUMS = NumericMode.INT8;
+    /** Every pass here sums on lanes and takes the polynomial exponential (float32 products whatever the engine's mode). */
+    private static final Arithmetic ARITHMETIC = Arithmetic.VECTOR;
+    private static final Arithmetic.Sums SUMS = ARITHMETIC.sums();
     private static final int PANEL = DenseWeights.PANEL, BLOCK = DenseWeights.BLOCK;
 
     private final ModelWeights w;
@@ -52,6 +56,7 @@ final class BatchForward {
     private final int threads;
     private final int d, lanes, heads, kvHeads, headDim, group, qDim, kvDim, qkvgDim;
     private final int[] siteOfLayer;
+    private final Engram.Tables tables;
     /** Tap name prefixes, {@code layerNN.}. */
     private final String[] layerNames;
 
@@ -69,11 +74,9 @@ final class BatchForward {
         qDim = g.qDim();
         kvDim = g.kvDim();
         qkvgDim = 2 * qDim + 2 * kvDim;
-        siteOfLayer = new int[g.numLayers()];
-        Arrays.fill(siteOfLayer, -1);
-        for (int s = 0; s < g.numEngramSites(); s++) siteOfLayer[g.engramSites()[s]] = s;
-        layerNames = new String[g.numLayers()];
-        Arrays.setAll(layerNames, l -> String.format("layer%02d.", l));
+        siteOfLayer = ModelWeights.siteOfLayer(g);
+        tables = ModelWeights.engramTables(g);
+        layerNames = ModelWeights.layerNames(g);
     }
 
     /**
@@ -92,7 +95,8 @@ final class BatchForward {
     /** One prompt's buffers and steps. */
     private final class Pass {
         private final int[] tokens;
-        private final int t, window, sinks;
+        private final int t;
+        private final Visibility visibility;
         private final KvSink kv;
         private final BatchTaps taps;
         private final Rope rope;
@@ -109,8 +113,7 @@ final class BatchForward {
         Pass(Arena arena, int[] tokens, int window, int sinks, KvSink kv, BatchTaps taps) {
             this.tokens = tokens;
             this.t = tokens.length;
-            this.window = window;
-            this.sinks = sinks;
+            this.visibility = new Visibility(window, sinks);
             this.kv = kv;
             this.taps = taps;
             rope = new Rope(headDim, t, g.ropeTheta());
@@ -146,12 +149,8 @@ final class BatchForward {
             float[] h = new float[(t - from) * d];
             for (int pos = from; pos < t; pos++) {
                 int at = (pos - from) * d;
-                for (int i = 0; i < d; i++) {
-                    float s = 0f;
-                    for (int lane = 0; lane < lanes; lane++) s += x[(pos * lanes + lane) * d + i];
-                    h[at + i] = s / lanes;
-                }
-                Norms.zcn(LANE_SUMS, h, at, d, w.finalNorm, 0, h, at);
+                Mhc.mean(x, pos * lanes * d, lanes, d, h, at);
+                Norms.zcn(SUMS, h, at, d, w.finalNorm, 0, h, at);
             }
             taps.record("final.norm", h, d);
             float[] logits = project(dense.logits, h);
@@ -184,23 +183,15 @@ final class BatchForward {
             // mHC coefficients: the rms division moved past the GEMM onto its [T, 24] result.
             int nc = 2 * lanes + lanes * lanes;
             float[] coef = project(dw.phi(), x);
-            int sel = l % lanes;
             parallel(t, (from, to, worker) -> {
-                float[] a = new float[lanes * lanes], s = new float[lanes * lanes];
+                float[] logits = new float[lanes * lanes];
                 for (int pos = from; pos < to; pos++) {
-                    float inv = Norms.inverseRms(LANE_SUMS, x, pos * lanes * d, lanes * d);
+                    float inv = Norms.inverseRms(SUMS, x, pos * lanes * d, lanes * d);
                     int c = pos * nc;
-                    for (int i = 0; i < lanes; i++) {
-                        hpre[pos * lanes + i] = Norms.sigmoid(w.aPre[l] * (coef[c + i] * inv) + w.bPre[l * lanes + i] + (i == sel ? 4f : -4f));
-                        hpost[pos * lanes + i] = 2f * Norms.sigmoid(
-                                w.aPost[l] * (coef[c + lanes + i] * inv) + w.bPost[l * lanes + i] + (i == sel ? 0f : -4f));
-                    }
-                    for (int i = 0; i < lanes * lanes; i++) {
-                        a[i] = w.aRes[l] * (coef[c + 2 * lanes + i] * inv) + w.bRes[l * lanes * lanes + i];
-                    }
-                    Sinkhorn.apply(a, lanes, s);
-                    System.arraycopy(s, 0, mix, pos * lanes * lanes, lanes * lanes);
-                    weightedLanes(x, pos, hpre, u);
+                    Mhc.coefficients(w.mhc, l, coef, c, coef, c + lanes, coef, c + 2 * lanes, inv, hpre, pos * lanes, hpost,
+                            pos * lanes, logits, 0);
+                    Sinkhorn.apply(logits, lanes, mix, pos * lanes * lanes);
+                    Mhc.combine(x, pos * lanes * d, lanes, d, hpre, pos * lanes, u, pos * d);
                 }
             });
             taps.record(name + "hpre", hpre, lanes);
@@ -218,7 +209,10 @@ final class BatchForward {
             taps.record(name + "hpost", hpost, lanes);
             taps.record(name + "sinkhorn", mix, lanes, lanes);
             parallel(t, (from, to, worker) -> {
-                for (int pos = from; pos < to; pos++) mixLanes(pos);
+                for (int pos = from; pos < to; pos++) {
+                    int at = pos * lanes * d;
+                    Mhc.update(x, at, lanes, d, mix, pos * lanes * lanes, hpost, pos * lanes, bx, u, pos * d, next, at);
+                }
             });
             float[] swap = x;
             x = next;
@@ -226,33 +220,10 @@ final class BatchForward {
             taps.record(name + "lanes_out", x, lanes, d);
         }
 
-        /** {@code next[pos] = S X[pos] + hpost (bx - u)} for one position. */
-        private void mixLanes(int pos) {
-            int base = pos * lanes * d;
-            for (int i = 0; i < lanes; i++) {
-                int out = base + i * d;
-                float hp = hpost[pos * lanes + i];
-                int c = 0;
-                for (int bound = Lanes.loopBound(d); c < bound; c += F.length()) {
-                    FloatVector acc = FloatVector.zero(F);
-                    for (int j = 0; j < lanes; j++) {
-                        acc = acc.add(FloatVector.fromArray(F, x, base + j * d + c).mul(mix[(pos * lanes + i) * lanes + j]));
-                    }
-                    FloatVector y = FloatVector.fromArray(F, bx, pos * d + c).sub(FloatVector.fromArray(F, u, pos * d + c));
-                    acc.add(y.mul(hp)).intoArray(next, out + c);
-                }
-                for (; c < d; c++) {
-                    float acc = 0f;
-                    for (int j = 0; j < lanes; j++) acc += mix[(pos * lanes + i) * lanes + j] * x[base + j * d + c];
-                    next[out + c] = acc + hp * (bx[pos * d + c] - u[pos * d + c]);
-                }
-            }
-        }
-
         /** {@code bx = x + sigmoid(attn_gate) * ZCN(attention(ZCN(x)))}, passing the layer's keys and values to the sink. */
         private void attention(int l, LayerWeights lw, DenseWeights.Layer dw, String name) {
             parallel(t, (from, to, worker) -> {
-                for (int pos = from; pos < to; pos++) Norms.zcn(LANE_SUMS, bx, pos * d, d, lw.normIn(), 0, normed, pos * d);
+                for (int pos = from; pos < to; pos++) Norms.zcn(SUMS, bx, pos * d, d, lw.normIn(), 0, normed, pos * d);
             });
             float[] qkvg = project(dw.qkvg(), normed);
 
@@ -265,7 +236,7 @@ final class BatchForward {
                 for (int pos = from; pos < to; pos++) {
                     int at = pos * qkvgDim;
                     for (int h = 0; h < heads + kvHeads; h++) {
-                        Norms.zcn(LANE_SUMS, qkvg, at + h * headDim, headDim, h < heads ? lw.qNorm() : lw.kNorm(), 0, row,
+                        Norms.zcn(SUMS, qkvg, at + h * headDim, headDim, h < heads ? lw.qNorm() : lw.kNorm(), 0, row,
                                 h * headDim);
                     }
                     rope.apply(row, 0, heads, pos);
@@ -293,8 +264,8 @@ final class BatchForward {
             float attnGate = Norms.sigmoid(lw.attnGate());
             parallel(t, (from, to, worker) -> {
                 for (int pos = from; pos < to; pos++) {
-                    Norms.zcn(LANE_SUMS, attnOut, pos * d, d, lw.postNorm(), 0, attnOut, pos * d);
-                    for (int i = pos * d; i < (pos + 1) * d; i++) bx[i] += attnGate * attnOut[i];
+                    Norms.zcn(SUMS, attnOut, pos * d, d, lw.postNorm(), 0, attnOut, pos * d);
+                    Rows.addScaled(bx, pos * d, attnGate, attnOut, pos * d, d);
                 }
             });
         }
@@ -346,15 +317,15 @@ final class BatchForward {
                 }
             }
             for (int pos = 0; pos < t; pos++) {
-                gated(headOut, pos * valueStride, qkvg, pos * qkvgDim + qDim + 2 * kvDim + h * headDim, o, pos * qDim + h * headDim, headDim);
+                Rows.gate(headOut, pos * valueStride, qkvg, pos * qkvgDim + qDim + 2 * kvDim + h * headDim, ARITHMETIC.exp(), o,
+                        pos * qDim + h * headDim, headDim);
             }
         }
 
         /** Softmax of the scores {@code s[base, base + t)} of query position {@code qpos} over the keys it sees; 0 for the rest. */
         private void softmaxRow(float[] s, int base, int qpos) {
-            // Visible keys: [0, qpos] without a window; with one, the sinks [0, sinks) and [qpos - window + 1, qpos].
-            int lo = window == 0 ? 0 : Math.max(0, qpos - window + 1);
-            int sinkEnd = window == 0 ? 0 : Math.min(sinks, lo);
+            int lo = visibility.windowStart(qpos);
+            int sinkEnd = visibility.sinkEnd(qpos);
             float max = Float.NEGATIVE_INFINITY;
             for (int c = 0; c < sinkEnd; c++) max = Math.max(max, s[base + c]);
             for (int c = lo; c <= qpos; c++) max = Math.max(max, s[base + c]);
@@ -366,50 +337,26 @@ final class BatchForward {
             scale(s, base + lo, qpos + 1 - lo, inv);
         }
 
-        /** {@code bx = u + sigmoid(dot(rms_unit(u), rms_unit(k)) / sqrt(d)) * v} with the site's engram key and conv-mixed value. */
+        /** {@code bx = u + gate(u, k) * conv(v)} with the site's engram key and value at every position. */
         private void injectEngram(int site, String name) {
-            float[] rows = engramRows(w.engrams[site].tables());
+            Engram.Weights ew = w.engrams[site];
+            float[] rows = new float[t * tables.count() * ew.tables().cols()];
+            int width = tables.count() * ew.tables().cols();
+            float[] scratch = new float[ew.tables().decodeScratchLength()];
+            IntUnaryOperator tokenAt = p -> p >= 0 ? tokens[p] : 0;
+            for (int pos = 0; pos < t; pos++) Engram.gather(ew.tables(), tables, tokenAt, pos, rows, pos * width, scratch);
             float[] keyValue = project(dense.engramKeyValue[site], rows);
-            float[] tapWeights = w.engrams[site].taps();
-            int dilation = g.engramConvDilation();
-            float rootD = (float) Math.sqrt(d);
+            IntUnaryOperator valueRow = p -> p * 2 * d + d;
             parallel(t, (from, to, worker) -> {
                 float[] conv = new float[d];
                 for (int pos = from; pos < to; pos++) {
-                    int kv0 = pos * 2 * d;
-                    for (int i = 0; i < d; i++) conv[i] = keyValue[kv0 + d + i] * tapWeights[i];
-                    for (int j = 1; j < g.engramConvTaps(); j++) {
-                        int past = pos - j * dilation;
-                        if (past < 0) break;
-                        for (int i = 0; i < d; i++) conv[i] += keyValue[past * 2 * d + d + i] * tapWeights[j * d + i];
-                    }
-                    float dot = dot(u, pos * d, keyValue, kv0, d) * Norms.inverseRms(LANE_SUMS, u, pos * d, d)
-                            * Norms.inverseRms(LANE_SUMS, keyValue, kv0, d);
-                    float a = Norms.sigmoid(dot / rootD);
-                    alpha[pos] = a;
-                    for (int i = 0; i < d; i++) bx[pos * d + i] = u[pos * d + i] + a * conv[i];
+                    Engram.conv(ew.taps(), g.engramConvTaps(), g.engramConvDilation(), d, keyValue, valueRow, pos, conv, 0);
+                    alpha[pos] = Engram.gate(u, pos * d, keyValue, pos * 2 * d, d, SUMS);
+                    System.arraycopy(u, pos * d, bx, pos * d, d);
+                    Rows.addScaled(bx, pos * d, alpha[pos], conv, 0, d);
                 }
             });
             taps.record(name + "engram_alpha", alpha, 1);
-        }
-
-        /** The gathered, concatenated table rows of every position ([T, tables * sub_dim]); zero where the n-gram is not whole. */
-        private float[] engramRows(PackedCqMatrix tables) {
-            int[] orders = g.engramOrders();
-            int perOrder = g.numEngramTables() / orders.length, sub = tables.cols(), width = g.numEngramTables() * sub;
-            float[] e = new float[t * width];
-            float[] scratch = new float[tables.decodeScratchLength()];
-            for (int pos = 0; pos < t; pos++) {
-                for (int oi = 0; oi < orders.length; oi++) {
-                    if (pos - (orders[oi] - 1) < 0) continue;
-                    for (int h = 0; h < perOrder; h++) {
-                        int table = oi * perOrder + h;
-                        int slot = EngramHash.slot(tokens, pos, orders[oi], table, g.engramSlots());
-                        tables.decodeRow(table * g.engramSlots() + slot, e, pos * width + table * sub, scratch);
-                    }
-                }
-            }
-            return e;
         }
 
         /**
@@ -420,12 +367,12 @@ final class BatchForward {
             int n = g.hadaN();
             float[] d1 = lw.d1(), d2 = lw.d2(), d3 = lw.d3();
             parallel(t, (from, to, worker) -> {
-                HadamardMlp mlp = new HadamardMlp(d, n, LANE_SUMS);
+                HadamardMlp mlp = new HadamardMlp(d, n, ARITHMETIC.exp());
                 float[] normedRow = new float[d], out = new float[d];
                 for (int pos = from; pos < to; pos++) {
-                    Norms.zcn(LANE_SUMS, bx, pos * d, d, lw.preHada(), 0, normedRow, 0);
+                    Norms.zcn(SUMS, bx, pos * d, d, lw.preHada(), 0, normedRow, 0);
                     mlp.apply(normedRow, d1, d2, d3, out);
-                    for (int i = 0; i < d; i++) bx[pos * d + i] += out[i];
+                    Rows.add(bx, pos * d, out, 0, d);
                 }
             });
         }
@@ -462,40 +409,6 @@ final class BatchForward {
     @FunctionalInterface
     private interface RangeBody {
         void run(int from, int to, int worker);
-    }
-
-    /** {@code u[pos] = sum over lanes of hpre[pos, lane] * x[pos, lane]}. */
-    private void weightedLanes(float[] x, int pos, float[] hpre, float[] u) {
-        int base = pos * lanes * d;
-        int c = 0;
-        for (int bound = Lanes.loopBound(d); c < bound; c += F.length()) {
-            FloatVector acc = FloatVector.zero(F);
-            for (int lane = 0; lane < lanes; lane++) {
-                acc = acc.add(FloatVector.fromArray(F, x, base + lane * d + c).mul(hpre[pos * lanes + lane]));
-            }
-            acc.intoArray(u, pos * d + c);
-        }
-        for (; c < d; c++) {
-            float acc = 0f;
-            for (int lane = 0; lane < lanes; lane++) acc += hpre[pos * lanes + lane] * x[base + lane * d + c];
-            u[pos * d + c] = acc;
-        }
-    }
-
-    private static float dot(float[] a, int aOff, float[] b, int bOff, int n) {
-        float s = Lanes.dot(a, aOff, b, bOff, n);
-        for (int i = Lanes.loopBound(n); i < n; i++) s += a[aOff + i] * b[bOff + i];
-        return s;
-    }
-
-    /** {@code out = x * sigmoid(gate)} over {@code n} values. */
-    private static void gated(float[] x, int xOff, float[] gate, int gOff, float[] out, int outOff, int n) {
-        int i = 0;
-        for (int bound = Lanes.loopBound(n); i < bound; i += F.length()) {
-            FloatVector.fromArray(F, x, xOff + i).mul(VectorExp.sigmoid(FloatVector.fromArray(F, gate, gOff + i)))
-                    .intoArray(out, outOff + i);
-        }
-        for (; i < n; i++) out[outOff + i] = x[xOff + i] * Norms.sigmoid(gate[gOff + i]);
     }
 
     /** {@code a[off, off + n) = exp(a - max)}; returns their sum. */

@@ -10,6 +10,7 @@ import dev.needlewb.engine.kernel.Activation;
 import dev.needlewb.engine.kernel.CodeLayout;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
 import dev.needlewb.engine.layer.Engram;
+import dev.needlewb.engine.layer.MhcWeights;
 
 /**
  * The weights of a {@code .cact} as the engine runs them: every CQ matrix is a {@link PackedCqMatrix}
@@ -20,7 +21,7 @@ final class ModelWeights {
     final Geometry g;
     final PackedCqMatrix embedding;
     final LayerWeights[] layers;
-    final float[] aPre, aPost, aRes, bPre, bPost, bRes;
+    final MhcWeights mhc;
     final Engram.Weights[] engrams;
     final float[] finalNorm;
 
@@ -30,12 +31,8 @@ final class ModelWeights {
         this.file = file;
         this.g = file.geometry();
         embedding = cq("embedding");
-        aPre = fp("mhc_a_pre");
-        aPost = fp("mhc_a_post");
-        aRes = fp("mhc_a_res");
-        bPre = fp("mhc_b_pre");
-        bPost = fp("mhc_b_post");
-        bRes = fp("mhc_b_res");
+        mhc = new MhcWeights(g.mhcLanes(), fp("mhc_a_pre"), fp("mhc_a_post"), fp("mhc_a_res"), fp("mhc_b_pre"), fp("mhc_b_post"),
+                fp("mhc_b_res"));
         PackedCqMatrix phiPre = cq("mhc_phi_pre"), phiPost = cq("mhc_phi_post"), phiRes = cq("mhc_phi_res");
         int n = g.mhcLanes();
         layers = new LayerWeights[g.numLayers()];
@@ -55,6 +52,26 @@ final class ModelWeights {
             sameInput(p + "key_proj", engrams[s].key(), engrams[s].value());
         }
         finalNorm = fp("final_norm");
+    }
+
+    /** The engram hashing geometry of {@code g}. */
+    static Engram.Tables engramTables(Geometry g) {
+        return new Engram.Tables(g.engramOrders(), g.engramHeads(), g.engramSlots());
+    }
+
+    /** The engram site of every layer, or -1. */
+    static int[] siteOfLayer(Geometry g) {
+        int[] site = new int[g.numLayers()];
+        java.util.Arrays.fill(site, -1);
+        for (int s = 0; s < g.numEngramSites(); s++) site[g.engramSites()[s]] = s;
+        return site;
+    }
+
+    /** Tap name prefixes, {@code layerNN.}. */
+    static String[] layerNames(Geometry g) {
+        String[] names = new String[g.numLayers()];
+        java.util.Arrays.setAll(names, l -> String.format("layer%02d.", l));
+        return names;
     }
 
     private TensorRecord record(String name) {

@@ -2,37 +2,37 @@ package dev.needlewb.engine;
 
 import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.engine.kernel.Activation;
-import dev.needlewb.engine.kernel.Lanes;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
 import dev.needlewb.engine.kernel.RowPool;
+import dev.needlewb.engine.layer.Arithmetic;
 import dev.needlewb.engine.layer.Attention;
 import dev.needlewb.engine.layer.Engram;
 import dev.needlewb.engine.layer.FloatKvCache;
 import dev.needlewb.engine.layer.HadamardMlp;
 import dev.needlewb.engine.layer.Int8KvCache;
 import dev.needlewb.engine.layer.KvCache;
+import dev.needlewb.engine.layer.Mhc;
 import dev.needlewb.engine.layer.Norms;
 import dev.needlewb.engine.layer.Rope;
+import dev.needlewb.engine.layer.Rows;
 import dev.needlewb.engine.layer.Sinkhorn;
 import dev.needlewb.engine.layer.TokenHistory;
-import dev.needlewb.engine.layer.VectorExp;
-import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorSpecies;
 
 /**
  * One sequence being decoded, one token per {@link #step}: the cached decode path of SPEC section 3
  * (upstream {@code decode._forward_cached}) without fake quantization. All buffers are allocated
  * here once; a step allocates nothing but the tap copies it is asked for. Not thread-safe.
  *
- * <p>The element-wise loops run on vectors with exactly the scalar roundings (each product rounded,
- * then added, in the scalar order), so they change no bit; int8 mode also takes the attention gate's
- * sigmoid from {@link VectorExp}.
+ * <p>The model math between the matrix products is the engine's shared layer operations
+ * ({@link Mhc}, {@link Engram}, {@link Norms}, {@link Rows}), the same the batch prefill runs over
+ * many positions, under this session's {@link Arithmetic}.
  */
 public final class Session {
-    private static final VectorSpecies<Float> F = Lanes.F;
     private final ModelWeights w;
     private final NumericMode mode;
+    private final Arithmetic arithmetic;
+    private final Arithmetic.Sums sums;
     private final Geometry g;
     private final RowPool pool;
     private final TapSink taps;
@@ -43,12 +43,13 @@ public final class Session {
     private final TokenHistory history;
     private final Engram[] engrams;
     private final int[] siteOfLayer;
+    private final String[] layerNames;
     private final int d, lanes, heads, kvHeads, headDim;
     private final float embedScale;
 
     private final Activation mhcIn, attnIn, attnOutIn, logitIn;
     private final float[] lanesX, nx, mixed, hp, hq, hr, hpre, hpost, sink, u, bx, xn, q, k, v, gate, o, attnOut, y,
-            ek, ev, eu, ekUnit, logits, h, scratch;
+            ek, ev, logits, h, scratch, alpha;
     private final PackedCqMatrix[][] mhcMatrices, attnMatrices;
     private final float[][] mhcOutputs, attnOutputs;
     private int position;
@@ -56,6 +57,8 @@ public final class Session {
     Session(ModelWeights w, NumericMode mode, RowPool pool, int window, int sinks, int maxPositions, TapSink taps) {
         this.w = w;
         this.mode = mode;
+        this.arithmetic = Arithmetic.of(mode);
+        this.sums = arithmetic.sums();
         this.g = w.g;
         this.pool = pool;
         this.taps = taps;
@@ -69,20 +72,18 @@ public final class Session {
                 ? new FloatKvCache(g.numLayers(), g.kvDim(), window, sinks, maxPositions)
                 : new Int8KvCache(g.numLayers(), g.kvDim(), window, sinks, maxPositions);
         rope = new Rope(headDim, maxPositions, g.ropeTheta());
-        attention = new Attention(heads, kvHeads, headDim, maxPositions, pool, mode);
-        mlp = new HadamardMlp(d, g.hadaN(), mode);
-        int[] orders = g.engramOrders();
+        attention = new Attention(heads, kvHeads, headDim, maxPositions, pool, arithmetic.exp());
+        mlp = new HadamardMlp(d, g.hadaN(), arithmetic.exp());
+        Engram.Tables tables = ModelWeights.engramTables(g);
         int maxOrder = 1;
-        for (int o : orders) maxOrder = Math.max(maxOrder, o);
+        for (int o : tables.orders()) maxOrder = Math.max(maxOrder, o);
         history = new TokenHistory(maxOrder);
         engrams = new Engram[g.numEngramSites()];
-        siteOfLayer = new int[g.numLayers()];
-        java.util.Arrays.fill(siteOfLayer, -1);
+        siteOfLayer = ModelWeights.siteOfLayer(g);
         for (int s = 0; s < engrams.length; s++) {
-            engrams[s] = new Engram(w.engrams[s], orders, g.engramHeads(), g.engramSlots(), g.engramConvTaps(),
-                    g.engramConvDilation(), mode);
-            siteOfLayer[g.engramSites()[s]] = s;
+            engrams[s] = new Engram(w.engrams[s], tables, g.engramConvTaps(), g.engramConvDilation(), mode);
         }
+        layerNames = ModelWeights.layerNames(g);
         LayerWeights l0 = w.layers[0];
         mhcIn = l0.phiPre().newActivation(mode);
         attnIn = l0.q().newActivation(mode);
@@ -109,11 +110,10 @@ public final class Session {
         y = new float[d];
         ek = new float[d];
         ev = new float[d];
-        eu = new float[d];
-        ekUnit = new float[d];
         logits = new float[g.vocab()];
         h = new float[d];
         scratch = new float[w.embedding.decodeScratchLength()];
+        alpha = new float[1];
         mhcMatrices = new PackedCqMatrix[g.numLayers()][];
         attnMatrices = new PackedCqMatrix[g.numLayers()][];
         for (int l = 0; l < g.numLayers(); l++) {
@@ -163,8 +163,8 @@ public final class Session {
 
         for (int l = 0; l < g.numLayers(); l++) layer(l, pos);
 
-        meanOfLanes(h);
-        Norms.zcn(mode, h, 0, d, w.finalNorm, 0, h, 0);
+        Mhc.mean(lanesX, 0, lanes, d, h, 0);
+        Norms.zcn(sums, h, 0, d, w.finalNorm, 0, h, 0);
         tap("final.norm", pos, h, d);
         logitIn.prepare(h, 0);
         pool.matvec(logitIn, w.embedding, logits);
@@ -205,7 +205,7 @@ public final class Session {
      */
     void adoptPrefix(int[] tokens) {
         if (position != 0) throw new IllegalStateException("a prefix is adopted by a fresh session, this one is at " + position);
-        int reach = (g.engramConvTaps() - 1) * g.engramConvDilation() + 1;
+        int reach = Engram.reach(g.engramConvTaps(), g.engramConvDilation());
         for (int pos = 0; pos < tokens.length; pos++) {
             history.push(pos, tokens[pos]);
             if (pos >= tokens.length - reach) {
@@ -217,21 +217,16 @@ public final class Session {
 
     private void layer(int l, int pos) {
         LayerWeights lw = w.layers[l];
-        String name = taps == null ? null : String.format("layer%02d.", l);
-        int s = l % lanes;
+        String name = taps == null ? null : layerNames[l];
         tap(name, "lanes_in", pos, lanesX, lanes, d);
 
-        // mHC: pre/post/res coefficients from the normalized flattened lanes.
-        Norms.rmsUnit(mode, lanesX, 0, lanes * d, nx, 0);
+        // mHC: pre/post/res coefficients from the normalized flattened lanes; the block input u.
+        Norms.rmsUnit(sums, lanesX, 0, lanes * d, nx, 0);
         mhcIn.prepare(nx, 0);
         pool.matvec(mhcIn, mhcMatrices[l], mhcOutputs);
-        for (int i = 0; i < lanes; i++) {
-            hpre[i] = Norms.sigmoid(w.aPre[l] * hp[i] + w.bPre[l * lanes + i] + (i == s ? 4f : -4f));
-            hpost[i] = 2f * Norms.sigmoid(w.aPost[l] * hq[i] + w.bPost[l * lanes + i] + (i == s ? 0f : -4f));
-        }
-        for (int i = 0; i < lanes * lanes; i++) hr[i] = w.aRes[l] * hr[i] + w.bRes[l * lanes * lanes + i];
+        Mhc.coefficients(w.mhc, l, hp, 0, hq, 0, hr, 0, 1f, hpre, 0, hpost, 0, hr, 0);
         tap(name, "hpre", pos, hpre, lanes);
-        combineLanes(hpre, 0, 0f, null, u, 0);
+        Mhc.combine(lanesX, 0, lanes, d, hpre, 0, u, 0);
         tap(name, "u", pos, u, d);
 
         // Block input: u plus the gated engram value at engram sites.
@@ -239,21 +234,17 @@ public final class Session {
         int site = siteOfLayer[l];
         if (site >= 0) {
             engrams[site].step(history, pos, pool, ek, ev);
-            Norms.rmsUnit(mode, u, 0, d, eu, 0);
-            Norms.rmsUnit(mode, ek, 0, d, ekUnit, 0);
-            float dot = 0f;
-            for (int i = 0; i < d; i++) dot += eu[i] * ekUnit[i];
-            float alpha = Norms.sigmoid(dot / (float) Math.sqrt(d));
-            addScaled(bx, alpha, ev);
-            if (taps != null) tap(name, "engram_alpha", pos, new float[] {alpha}, 1);
+            alpha[0] = Engram.gate(u, 0, ek, 0, d, sums);
+            Rows.addScaled(bx, 0, alpha[0], ev, 0, d);
+            tap(name, "engram_alpha", pos, alpha, 1);
         }
 
         // Attention with its zero-centred norms, gated residual.
-        Norms.zcn(mode, bx, 0, d, lw.normIn(), 0, xn, 0);
+        Norms.zcn(sums, bx, 0, d, lw.normIn(), 0, xn, 0);
         attnIn.prepare(xn, 0);
         pool.matvec(attnIn, attnMatrices[l], attnOutputs);
-        for (int hh = 0; hh < heads; hh++) Norms.zcn(mode, q, hh * headDim, headDim, lw.qNorm(), 0, q, hh * headDim);
-        for (int hh = 0; hh < kvHeads; hh++) Norms.zcn(mode, k, hh * headDim, headDim, lw.kNorm(), 0, k, hh * headDim);
+        for (int hh = 0; hh < heads; hh++) Norms.zcn(sums, q, hh * headDim, headDim, lw.qNorm(), 0, q, hh * headDim);
+        for (int hh = 0; hh < kvHeads; hh++) Norms.zcn(sums, k, hh * headDim, headDim, lw.kNorm(), 0, k, hh * headDim);
         rope.apply(q, 0, heads, pos);
         rope.apply(k, 0, kvHeads, pos);
         tap(name, "attn.q", pos, q, heads, headDim);
@@ -261,95 +252,26 @@ public final class Session {
         tap(name, "attn.v", pos, v, kvHeads, headDim);
         cache.write(l, pos, k, 0, v, 0);
         attention.attend(cache, l, pos, q, o);
-        gateAttention();
+        Rows.gate(o, 0, gate, 0, arithmetic.exp(), o, 0, o.length);
         attnOutIn.prepare(o, 0);
         pool.matvec(attnOutIn, lw.out(), attnOut);
         tap(name, "attn.out", pos, attnOut, d);
-        Norms.zcn(mode, attnOut, 0, d, lw.postNorm(), 0, attnOut, 0);
-        addScaled(bx, Norms.sigmoid(lw.attnGate()), attnOut);
+        Norms.zcn(sums, attnOut, 0, d, lw.postNorm(), 0, attnOut, 0);
+        Rows.addScaled(bx, 0, Norms.sigmoid(lw.attnGate()), attnOut, 0, d);
 
         // Hadamard MLP residual.
-        Norms.zcn(mode, bx, 0, d, lw.preHada(), 0, xn, 0);
+        Norms.zcn(sums, bx, 0, d, lw.preHada(), 0, xn, 0);
         mlp.apply(xn, lw.d1(), lw.d2(), lw.d3(), y);
-        addAndDifference(bx, y, u);
+        Rows.add(bx, 0, y, 0, d);
         tap(name, "block_out", pos, bx, d);
 
         // mHC update: X = sinkhorn(A) X + hpost * (block(u) - u).
         Sinkhorn.apply(hr, lanes, sink);
         tap(name, "hpost", pos, hpost, lanes);
         tap(name, "sinkhorn", pos, sink, lanes, lanes);
-        for (int i = 0; i < lanes; i++) combineLanes(sink, i * lanes, hpost[i], y, mixed, i * d);
+        Mhc.update(lanesX, 0, lanes, d, sink, 0, hpost, 0, bx, u, 0, mixed, 0);
         System.arraycopy(mixed, 0, lanesX, 0, lanes * d);
         tap(name, "lanes_out", pos, lanesX, lanes, d);
-    }
-
-    /**
-     * {@code out[outOff + c] = sum over lanes j of weights[wOff + j] * X[j][c]}, plus {@code extraWeight * extra[c]}
-     * when {@code extra} is given: summed from 0 in lane order, each product rounded before its add.
-     */
-    private void combineLanes(float[] weights, int wOff, float extraWeight, float[] extra, float[] out, int outOff) {
-        int c = 0;
-        for (; c < Lanes.loopBound(d); c += F.length()) {
-            FloatVector sum = FloatVector.zero(F);
-            for (int j = 0; j < lanes; j++) sum = sum.add(FloatVector.fromArray(F, lanesX, j * d + c).mul(weights[wOff + j]));
-            if (extra != null) sum = sum.add(FloatVector.fromArray(F, extra, c).mul(extraWeight));
-            sum.intoArray(out, outOff + c);
-        }
-        for (; c < d; c++) {
-            float sum = 0f;
-            for (int j = 0; j < lanes; j++) sum += weights[wOff + j] * lanesX[j * d + c];
-            if (extra != null) sum += extraWeight * extra[c];
-            out[outOff + c] = sum;
-        }
-    }
-
-    /** {@code out[c] = (X[0][c] + ... + X[lanes-1][c]) / lanes}. */
-    private void meanOfLanes(float[] out) {
-        int c = 0;
-        for (; c < Lanes.loopBound(d); c += F.length()) {
-            FloatVector sum = FloatVector.zero(F);
-            for (int j = 0; j < lanes; j++) sum = sum.add(FloatVector.fromArray(F, lanesX, j * d + c));
-            sum.div(lanes).intoArray(out, c);
-        }
-        for (; c < d; c++) {
-            float sum = 0f;
-            for (int j = 0; j < lanes; j++) sum += lanesX[j * d + c];
-            out[c] = sum / lanes;
-        }
-    }
-
-    /** {@code x[i] += a * v[i]} over the model width. */
-    private void addScaled(float[] x, float a, float[] v) {
-        int i = 0;
-        for (; i < Lanes.loopBound(d); i += F.length()) {
-            FloatVector.fromArray(F, x, i).add(FloatVector.fromArray(F, v, i).mul(a)).intoArray(x, i);
-        }
-        for (; i < d; i++) x[i] += a * v[i];
-    }
-
-    /** {@code x[i] += y[i]}, then {@code y[i] = x[i] - u[i]} (the block's update of the lanes). */
-    private void addAndDifference(float[] x, float[] y, float[] u) {
-        int i = 0;
-        for (; i < Lanes.loopBound(d); i += F.length()) {
-            FloatVector sum = FloatVector.fromArray(F, x, i).add(FloatVector.fromArray(F, y, i));
-            sum.intoArray(x, i);
-            sum.sub(FloatVector.fromArray(F, u, i)).intoArray(y, i);
-        }
-        for (; i < d; i++) {
-            x[i] += y[i];
-            y[i] = x[i] - u[i];
-        }
-    }
-
-    /** {@code o[i] *= sigmoid(gate[i])}: the scalar float64 sigmoid in exact mode, {@link VectorExp#sigmoid} in int8 mode. */
-    private void gateAttention() {
-        int i = 0;
-        if (mode == NumericMode.INT8) {
-            for (; i < Lanes.loopBound(o.length); i += F.length()) {
-                FloatVector.fromArray(F, o, i).mul(VectorExp.sigmoid(FloatVector.fromArray(F, gate, i))).intoArray(o, i);
-            }
-        }
-        for (; i < o.length; i++) o[i] *= Norms.sigmoid(gate[i]);
     }
 
     private void tap(String layerPrefix, String name, int pos, float[] values, int n) {

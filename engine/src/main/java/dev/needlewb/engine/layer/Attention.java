@@ -1,7 +1,6 @@
 package dev.needlewb.engine.layer;
 
 import dev.needlewb.engine.kernel.Lanes;
-import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.engine.kernel.RowPool;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
@@ -13,8 +12,8 @@ import jdk.incubator.vector.VectorSpecies;
  * kv head {@code h / (heads / kvHeads)}; scores {@code q.k / sqrt(headDim)} over the visible keys
  * (the pinned sinks before the window, then the window up to the query), softmax, weighted sum of values.
  * Each kv head is one ticket of the pool; every head's arithmetic is the same whatever thread runs it.
- * Exact mode takes the softmax in scalar float32 with {@link Math#exp}; int8 mode takes it on vectors
- * with {@link VectorExp} (within 1.02 ulp per term) and a 16-lane sum.
+ * The softmax takes the library exponential in scalar float32 with an index-order sum, or
+ * {@link VectorExp} on vectors (within 1.02 ulp per term) with a 16-lane sum.
  */
 public final class Attention {
     private final int heads;
@@ -31,7 +30,7 @@ public final class Attention {
     private float[] q;
     private float[] out;
 
-    public Attention(int heads, int kvHeads, int headDim, int maxPositions, RowPool pool, NumericMode mode) {
+    public Attention(int heads, int kvHeads, int headDim, int maxPositions, RowPool pool, Arithmetic.Exponential exp) {
         if (headDim % Lanes.LOGICAL != 0) {
             throw new IllegalArgumentException("head_dim " + headDim + " is not a multiple of " + Lanes.LOGICAL + " lanes");
         }
@@ -39,7 +38,7 @@ public final class Attention {
         this.kvHeads = kvHeads;
         this.headDim = headDim;
         this.pool = pool;
-        this.vectorSoftmax = mode == NumericMode.INT8;
+        this.vectorSoftmax = exp == Arithmetic.Exponential.POLYNOMIAL;
         this.scores = new float[pool.threads()][maxPositions];
         this.pairScores = new float[pool.threads()][maxPositions];
     }
@@ -65,8 +64,8 @@ public final class Attention {
     private void head(int h, int kvOff, float[] s) {
         int qOff = h * headDim;
         java.util.Arrays.fill(out, qOff, qOff + headDim, 0f);
-        int start = cache.windowStart(pos);
-        int sinkEnd = Math.min(cache.sinks(), start);
+        int start = cache.visibility().windowStart(pos);
+        int sinkEnd = cache.visibility().sinkEnd(pos);
         float scale = (float) (1.0 / Math.sqrt(headDim));
         cache.scores(layer, 0, sinkEnd, kvOff, headDim, q, qOff, scale, s, 0);
         cache.scores(layer, start, pos + 1, kvOff, headDim, q, qOff, scale, s, sinkEnd);
@@ -79,8 +78,8 @@ public final class Attention {
     private void headPair(int h, int kvOff, float[] s0, float[] s1) {
         int qOff = h * headDim;
         java.util.Arrays.fill(out, qOff, qOff + 2 * headDim, 0f);
-        int start = cache.windowStart(pos);
-        int sinkEnd = Math.min(cache.sinks(), start);
+        int start = cache.visibility().windowStart(pos);
+        int sinkEnd = cache.visibility().sinkEnd(pos);
         int n = sinkEnd + pos + 1 - start;
         float scale = (float) (1.0 / Math.sqrt(headDim));
         cache.scores2(layer, 0, sinkEnd, kvOff, headDim, q, qOff, scale, s0, s1, 0);

@@ -2,13 +2,12 @@ package dev.needlewb.engine.layer;
 
 import dev.needlewb.engine.kernel.Hadamard;
 import dev.needlewb.engine.kernel.Lanes;
-import dev.needlewb.engine.kernel.NumericMode;
 import jdk.incubator.vector.FloatVector;
 
 /**
  * The Hadamard MLP: {@code z = (d1 * pad(x)) H; z = silu(d2 * z) H; out = crop(d3 * z)} with H the
  * orthonormal Walsh-Hadamard matrix of size {@code n} (a power of two >= d), applied by FWHT.
- * Exact mode takes the SiLU with {@link Math#exp}; int8 mode as {@code t * sigmoid(t)} on vectors
+ * The library exponential takes the SiLU with {@link Math#exp}; the polynomial one as {@code t * sigmoid(t)} on vectors
  * with {@link VectorExp#sigmoid} (lane by lane, so any width gives the same bits).
  */
 public final class HadamardMlp {
@@ -17,12 +16,12 @@ public final class HadamardMlp {
     private final float[] z;
     private final boolean vectorSilu;
 
-    public HadamardMlp(int d, int n, NumericMode mode) {
+    public HadamardMlp(int d, int n, Arithmetic.Exponential exp) {
         if (!Hadamard.isPowerOfTwo(n) || n < d) throw new IllegalArgumentException("Hadamard length " + n + " for width " + d);
         this.d = d;
         this.n = n;
         this.z = new float[n];
-        this.vectorSilu = mode == NumericMode.INT8 && n % Lanes.LOGICAL == 0;
+        this.vectorSilu = exp == Arithmetic.Exponential.POLYNOMIAL && n % Lanes.LOGICAL == 0;
     }
 
     /** {@code out[d] = mlp(x[d])} with the layer's diagonals {@code d1, d2, d3} (length n). */

@@ -1,10 +1,8 @@
 package dev.needlewb.engine.layer;
 
 /**
- * Keys (after k_norm and RoPE) and values of every layer for the visible positions. A key at
- * {@code kpos} is visible to a query at {@code qpos >= kpos} when {@code qpos - kpos < window} or
- * {@code kpos < sinks} (pinned sink positions, e.g. a tool prefix); {@code window == 0} means no
- * window. Storage is {@code sinks} pinned slots plus a ring of {@code window} slots, or one slot per
+ * Keys (after k_norm and RoPE) and values of every layer for the positions a query can still see
+ * ({@link Visibility}). Storage is {@code sinks} pinned slots plus a ring of {@code window} slots, or one slot per
  * position up to {@code maxPositions} without a window.
  */
 public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
@@ -12,6 +10,7 @@ public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
     protected final int kvDim;
     protected final int window;
     protected final int sinks;
+    private final Visibility visibility;
     protected final int capacity;
     private final int maxPositions;
 
@@ -24,6 +23,7 @@ public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
         this.window = window;
         this.sinks = sinks;
         this.maxPositions = maxPositions;
+        this.visibility = new Visibility(window, sinks);
         this.capacity = window == 0 ? maxPositions : Math.min(maxPositions, sinks + window);
     }
 
@@ -40,9 +40,9 @@ public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
         return maxPositions;
     }
 
-    /** The first non-sink position a query at {@code qpos} sees. */
-    public int windowStart(int qpos) {
-        return window == 0 ? 0 : Math.max(0, qpos - window + 1);
+    /** Which positions a query sees. */
+    public Visibility visibility() {
+        return visibility;
     }
 
     protected int slot(int pos) {

@@ -1,13 +1,12 @@
 package dev.needlewb.engine.layer;
 
 import dev.needlewb.engine.kernel.Lanes;
-import dev.needlewb.engine.kernel.NumericMode;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
  * The two normalizations of the model, float32 (SPEC section 2). The sum of squares runs in index
- * order in exact mode and on {@link Lanes}' 16 logical lanes in int8 mode; the element-wise part is
+ * order or on {@link Lanes}' 16 logical lanes, as the caller's {@link Arithmetic.Sums} says; the element-wise part is
  * the same in both and is vectorized without changing a bit (each lane rounds exactly like the
  * scalar expression).
  */
@@ -18,8 +17,8 @@ public final class Norms {
     private Norms() {}
 
     /** {@code out = (1 + gain) * x / sqrt(mean(x^2) + 1e-6)} over {@code n} values (zero-centred gain). */
-    public static void zcn(NumericMode mode, float[] x, int off, int n, float[] gain, int gainOff, float[] out, int outOff) {
-        float inv = inverseRms(mode, x, off, n);
+    public static void zcn(Arithmetic.Sums sums, float[] x, int off, int n, float[] gain, int gainOff, float[] out, int outOff) {
+        float inv = inverseRms(sums, x, off, n);
         int i = 0;
         for (; i < Lanes.loopBound(n); i += F.length()) {
             FloatVector.fromArray(F, gain, gainOff + i).add(1f).mul(FloatVector.fromArray(F, x, off + i)).mul(inv)
@@ -29,18 +28,18 @@ public final class Norms {
     }
 
     /** {@code out = x / sqrt(mean(x^2) + 1e-6)}. */
-    public static void rmsUnit(NumericMode mode, float[] x, int off, int n, float[] out, int outOff) {
-        float inv = inverseRms(mode, x, off, n);
+    public static void rmsUnit(Arithmetic.Sums sums, float[] x, int off, int n, float[] out, int outOff) {
+        float inv = inverseRms(sums, x, off, n);
         int i = 0;
         for (; i < Lanes.loopBound(n); i += F.length()) FloatVector.fromArray(F, x, off + i).mul(inv).intoArray(out, outOff + i);
         for (; i < n; i++) out[outOff + i] = x[off + i] * inv;
     }
 
-    /** {@code 1 / sqrt(mean(x^2) + 1e-6)} over {@code n} values, the sum of squares as {@code mode} orders it. */
-    public static float inverseRms(NumericMode mode, float[] x, int off, int n) {
+    /** {@code 1 / sqrt(mean(x^2) + 1e-6)} over {@code n} values, the sum of squares in the order {@code sums} names. */
+    public static float inverseRms(Arithmetic.Sums sums, float[] x, int off, int n) {
         float ss = 0f;
         int i = off;
-        if (mode == NumericMode.INT8) {
+        if (sums == Arithmetic.Sums.LANES) {
             ss = Lanes.dot(x, off, x, off, n);
             i += Lanes.loopBound(n);
         }

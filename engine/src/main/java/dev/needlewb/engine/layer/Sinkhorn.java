@@ -32,36 +32,45 @@ public final class Sinkhorn {
         return !(max - min <= POSITIVE_RANGE);
     }
 
+    /** Per calling thread: the log-space iteration's float64 matrix (a step allocates nothing). */
+    private static final ThreadLocal<double[]> LOGITS = ThreadLocal.withInitial(() -> new double[0]);
+
     /** {@code out[n*n] = sinkhorn(a[n*n])}, row-major. */
     public static void apply(float[] a, int n, float[] out) {
-        if (usesLogSpace(a, n)) logSpace(a, n, out);
-        else positive4(a, out);
+        apply(a, n, out, 0);
     }
 
-    private static void positive4(float[] a, float[] k) {
+    /** {@code out[outOff, outOff + n*n) = sinkhorn(a[n*n])}, row-major. */
+    public static void apply(float[] a, int n, float[] out, int outOff) {
+        if (usesLogSpace(a, n)) logSpace(a, n, out, outOff);
+        else positive4(a, out, outOff);
+    }
+
+    private static void positive4(float[] a, float[] k, int o) {
         float max = Float.NEGATIVE_INFINITY;
         for (int i = 0; i < 16; i++) max = Math.max(max, a[i]);
-        for (int i = 0; i < 16; i++) k[i] = (float) Math.exp(a[i] - max);
+        for (int i = 0; i < 16; i++) k[o + i] = (float) Math.exp(a[i] - max);
         for (int it = 0; it < ITERATIONS; it++) {
-            for (int r = 0; r < 16; r += 4) {
+            for (int r = o; r < o + 16; r += 4) {
                 float sum = (k[r] + k[r + 1]) + (k[r + 2] + k[r + 3]);
                 for (int c = r; c < r + 4; c++) k[c] /= sum;
             }
-            for (int c = 0; c < 4; c++) {
+            for (int c = o; c < o + 4; c++) {
                 float sum = (k[c] + k[c + 4]) + (k[c + 8] + k[c + 12]);
-                for (int r = c; r < 16; r += 4) k[r] /= sum;
+                for (int r = c; r < o + 16; r += 4) k[r] /= sum;
             }
         }
     }
 
-    static void logSpace(float[] a, int n, float[] out) {
-        double[] l = new double[n * n];
+    static void logSpace(float[] a, int n, float[] out, int outOff) {
+        double[] l = LOGITS.get();
+        if (l.length < n * n) LOGITS.set(l = new double[n * n]);
         for (int i = 0; i < n * n; i++) l[i] = a[i];
         for (int it = 0; it < ITERATIONS; it++) {
             for (int r = 0; r < n; r++) subtractLogSumExp(l, r * n, 1, n);
             for (int c = 0; c < n; c++) subtractLogSumExp(l, c, n, n);
         }
-        for (int i = 0; i < n * n; i++) out[i] = (float) Math.exp(l[i]);
+        for (int i = 0; i < n * n; i++) out[outOff + i] = (float) Math.exp(l[i]);
     }
 
     private static void subtractLogSumExp(double[] l, int start, int stride, int n) {

@@ -1,12 +1,20 @@
 package dev.needlewb.engine.layer;
 
+import java.util.function.IntUnaryOperator;
+
 /** The last few tokens of a session (a ring), enough for the longest engram n-gram. */
 public final class TokenHistory {
     private final int[] ring;
+    private final IntUnaryOperator reader = this::at;
     private int latest = -1;
 
     public TokenHistory(int length) {
         this.ring = new int[length];
+    }
+
+    /** {@link #at} as a function, made once (a step asks for it without allocating). */
+    public IntUnaryOperator reader() {
+        return reader;
     }
 
     /** Records the token at {@code pos}; positions must arrive in order from 0. */

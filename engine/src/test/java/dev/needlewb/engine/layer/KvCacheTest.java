@@ -27,7 +27,7 @@ class KvCacheTest {
         for (int pos = 0; pos < 70; pos++) {
             float[] x = vectorFor(pos);
             c.write(1, pos, x, 0, x, 0);
-            int start = c.windowStart(pos);
+            int start = c.visibility().windowStart(pos);
             int sinkEnd = Math.min(3, start);
             for (int i = 0; i < KV; i += 5) {
                 java.util.Arrays.fill(q, 0f);
@@ -104,7 +104,7 @@ class KvCacheTest {
             c.write(0, pos, k, 0, v, 0);
             float[] q = new float[2 * KV];
             for (int i = 0; i < 2 * KV; i++) q[i] = (float) rnd.nextGaussian();
-            int start = c.windowStart(pos);
+            int start = c.visibility().windowStart(pos);
             int n = pos + 1 - start;
             float[] want0 = new float[n], want1 = new float[n], got0 = new float[n], got1 = new float[n];
             c.scores(0, start, pos + 1, KV, KV, q, 0, 0.125f, want0, 0);

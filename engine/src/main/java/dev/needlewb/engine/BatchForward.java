@@ -414,8 +414,8 @@ final class BatchForward {
     /** {@code a[off, off + n) = exp(a - max)}; returns their sum. */
     private static float expShifted(float[] a, int off, int n, float max) {
         int bound = Lanes.loopBound(n);
-        for (int i = 0; i < bound; i += F.length()) VectorExp.exp(FloatVector.fromArray(F, a, off + i).sub(max)).intoArray(a, off + i);
-        float total = Lanes.sumOf(a, off, bound);
+        VectorExp.expShifted(a, off, bound, max);
+        float total = Lanes.sumPadded(a, off, bound);
         for (int i = bound; i < n; i++) {
             float e = (float) Math.exp(a[off + i] - max);
             a[off + i] = e;

@@ -3,6 +3,7 @@ package dev.needlewb.engine;
 import dev.needlewb.converter.FormatException;
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.engine.kernel.RowPool;
@@ -30,11 +31,11 @@ public final class Engine implements AutoCloseable {
         this.window = options.window() == EngineOptions.FROM_HEADER ? g.kvWindow() : options.window();
         this.maxPositions = options.maxPositions() == EngineOptions.FROM_HEADER ? g.maxSeqLen() : options.maxPositions();
         if (options.mode() == NumericMode.INT8 && g.kvBits() != 8) {
-            throw new FormatException(file.path(), 16, "header kv_bits " + g.kvBits()
+            throw new FormatException(file.path(), CactFormat.OFF_KV_BITS, "header kv_bits " + g.kvBits()
                     + ": the engine's int8 mode runs an 8-bit KV cache only");
         }
         if (options.mode() == NumericMode.INT8 && g.headDim() % 32 != 0) {
-            throw new FormatException(file.path(), 40, "head_dim " + g.headDim() + " is not a multiple of the int8 KV block 32");
+            throw new FormatException(file.path(), CactFormat.OFF_HEAD_DIM, "head_dim " + g.headDim() + " is not a multiple of the int8 KV block 32");
         }
         this.weights = new ModelWeights(file);
         this.pool = new RowPool(options.threads());

@@ -215,12 +215,24 @@ public final class Session {
         position = tokens.length;
     }
 
+    /**
+     * One block at {@code pos}: the mHC coefficients and block input, the engram injection at a site,
+     * attention, the Hadamard MLP, the mHC update. Each stage is a method of its own, which also keeps
+     * each of C2's compilation units small enough to compile every vector operation it inlines.
+     */
     private void layer(int l, int pos) {
         LayerWeights lw = w.layers[l];
         String name = taps == null ? null : layerNames[l];
         tap(name, "lanes_in", pos, lanesX, lanes, d);
+        blockInput(l, pos, name);
+        if (siteOfLayer[l] >= 0) injectEngram(siteOfLayer[l], pos, name);
+        attention(lw, l, pos, name);
+        hadamardMlp(lw, pos, name);
+        updateLanes(pos, name);
+    }
 
-        // mHC: pre/post/res coefficients from the normalized flattened lanes; the block input u.
+    /** mHC: pre/post/res coefficients from the normalized flattened lanes; {@code u} and the block input {@code bx = u}. */
+    private void blockInput(int l, int pos, String name) {
         Norms.rmsUnit(sums, lanesX, 0, lanes * d, nx, 0);
         mhcIn.prepare(nx, 0);
         pool.matvec(mhcIn, mhcMatrices[l], mhcOutputs);
@@ -228,18 +240,19 @@ public final class Session {
         tap(name, "hpre", pos, hpre, lanes);
         Mhc.combine(lanesX, 0, lanes, d, hpre, 0, u, 0);
         tap(name, "u", pos, u, d);
-
-        // Block input: u plus the gated engram value at engram sites.
         System.arraycopy(u, 0, bx, 0, d);
-        int site = siteOfLayer[l];
-        if (site >= 0) {
-            engrams[site].step(history, pos, pool, ek, ev);
-            alpha[0] = Engram.gate(u, 0, ek, 0, d, sums);
-            Rows.addScaled(bx, 0, alpha[0], ev, 0, d);
-            tap(name, "engram_alpha", pos, alpha, 1);
-        }
+    }
 
-        // Attention with its zero-centred norms, gated residual.
+    /** {@code bx += gate(u, k) v} with the site's engram key and conv-mixed value. */
+    private void injectEngram(int site, int pos, String name) {
+        engrams[site].step(history, pos, pool, ek, ev);
+        alpha[0] = Engram.gate(u, 0, ek, 0, d, sums);
+        Rows.addScaled(bx, 0, alpha[0], ev, 0, d);
+        tap(name, "engram_alpha", pos, alpha, 1);
+    }
+
+    /** Attention with its zero-centred norms: {@code bx += sigmoid(attn_gate) ZCN(attention(ZCN(bx)))}. */
+    private void attention(LayerWeights lw, int l, int pos, String name) {
         Norms.zcn(sums, bx, 0, d, lw.normIn(), 0, xn, 0);
         attnIn.prepare(xn, 0);
         pool.matvec(attnIn, attnMatrices[l], attnOutputs);
@@ -258,14 +271,18 @@ public final class Session {
         tap(name, "attn.out", pos, attnOut, d);
         Norms.zcn(sums, attnOut, 0, d, lw.postNorm(), 0, attnOut, 0);
         Rows.addScaled(bx, 0, Norms.sigmoid(lw.attnGate()), attnOut, 0, d);
+    }
 
-        // Hadamard MLP residual.
+    /** The Hadamard MLP residual: {@code bx += mlp(ZCN(bx))}. */
+    private void hadamardMlp(LayerWeights lw, int pos, String name) {
         Norms.zcn(sums, bx, 0, d, lw.preHada(), 0, xn, 0);
         mlp.apply(xn, lw.d1(), lw.d2(), lw.d3(), y);
         Rows.add(bx, 0, y, 0, d);
         tap(name, "block_out", pos, bx, d);
+    }
 
-        // mHC update: X = sinkhorn(A) X + hpost * (block(u) - u).
+    /** The mHC update: {@code X = sinkhorn(A) X + hpost (bx - u)}. */
+    private void updateLanes(int pos, String name) {
         Sinkhorn.apply(hr, lanes, sink);
         tap(name, "hpost", pos, hpost, lanes);
         tap(name, "sinkhorn", pos, sink, lanes, lanes);

@@ -18,13 +18,13 @@ public final class CactFormat {
     static final int OFF_NUM_TENSORS = 4;
     static final int OFF_CODEBOOK_LEN = 8;
     static final int OFF_KV_WINDOW = 12;
-    static final int OFF_KV_BITS = 16;
+    public static final int OFF_KV_BITS = 16;
     static final int OFF_VOCAB = 20;
     static final int OFF_D_MODEL = 24;
     static final int OFF_NUM_HEADS = 28;
     static final int OFF_NUM_KV_HEADS = 32;
     static final int OFF_NUM_LAYERS = 36;
-    static final int OFF_HEAD_DIM = 40;
+    public static final int OFF_HEAD_DIM = 40;
     static final int OFF_MAX_SEQ_LEN = 44;
     static final int OFF_HADA_N = 48;
     static final int OFF_MHC_LANES = 52;

@@ -25,10 +25,10 @@ public final class ByteLanes {
     /** The byte species loaded: W lanes, or 16 at 4 lanes. */
     private static final VectorSpecies<Byte> LOADED = PERMUTED ? ByteVector.SPECIES_PREFERRED.withShape(I.vectorShape())
             : VectorWidth.bytesFor(W);
-    /** Bytes a load may read past the W it uses: arrays read by {@link #signed} need this much slack. */
-    public static final int SLACK = LOADED.length() - W;
+    /** Bytes a load may read past those it uses: arrays read by {@link #signed} need this much slack. */
+    public static final int SLACK = LOADED.length();
     /** At 4 lanes: byte {@code 4 part + m} to the low byte of int lane m, and byte m to the high byte of int lane m. */
-    private static final VectorShuffle<Byte>[] LOW = lowSpreads();
+    private static final VectorShuffle<Byte> LOW0 = lowSpread(0), LOW1 = lowSpread(1), LOW2 = lowSpread(2), LOW3 = lowSpread(3);
     private static final VectorShuffle<Byte> HIGH = PERMUTED ? VectorShuffle.fromOp(LOADED, i -> i % 4 == 3 ? i / 4 : 0) : null;
 
     private ByteLanes() {}
@@ -47,17 +47,12 @@ public final class ByteLanes {
         return PERMUTED ? permutedSigned(ByteVector.fromArray(LOADED, a, at)) : convertedSigned(ByteVector.fromArray(LOADED, a, at));
     }
 
-    /** {@link #signed(byte[], int)} for the first {@code valid} of the W values only (the other lanes read 0, nothing past them is read). */
-    public static FloatVector signed(byte[] a, int at, int valid) {
-        ByteVector bytes = ByteVector.fromArray(LOADED, a, at, LOADED.indexInRange(0, valid));
-        return PERMUTED ? permutedSigned(bytes) : convertedSigned(bytes);
-    }
-
     // Each form in a method of its own, small enough that C2 always inlines it: a vector that crosses
     // a call C2 did not inline is boxed, and the Vector API then runs in Java.
 
     private static IntVector permutedCodes(MemorySegment segment, long chunk, int part) {
-        return ByteVector.fromMemorySegment(LOADED, segment, chunk, ByteOrder.LITTLE_ENDIAN).rearrange(LOW[part]).reinterpretAsInts();
+        VectorShuffle<Byte> spread = part == 0 ? LOW0 : part == 1 ? LOW1 : part == 2 ? LOW2 : LOW3;
+        return ByteVector.fromMemorySegment(LOADED, segment, chunk, ByteOrder.LITTLE_ENDIAN).rearrange(spread).reinterpretAsInts();
     }
 
     private static IntVector convertedCodes(MemorySegment segment, long chunk, int part) {
@@ -73,14 +68,8 @@ public final class ByteLanes {
         return (FloatVector) bytes.convertShape(VectorOperators.B2F, F, 0);
     }
 
-    @SuppressWarnings("unchecked")
-    private static VectorShuffle<Byte>[] lowSpreads() {
-        if (!PERMUTED) return null;
-        VectorShuffle<Byte>[] s = new VectorShuffle[Lanes.PARTS];
-        for (int p = 0; p < s.length; p++) {
-            int part = p;
-            s[p] = VectorShuffle.fromOp(LOADED, i -> 4 * part + i / 4);
-        }
-        return s;
+    /** The spread of part {@code part} (fields, not an array: see {@link Lanes#SWAP1}). */
+    private static VectorShuffle<Byte> lowSpread(int part) {
+        return PERMUTED ? VectorShuffle.fromOp(LOADED, i -> 4 * part + i / 4) : null;
     }
 }

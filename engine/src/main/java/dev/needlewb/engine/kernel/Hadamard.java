@@ -1,8 +1,6 @@
 package dev.needlewb.engine.kernel;
 
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorMask;
-import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -18,8 +16,6 @@ import jdk.incubator.vector.VectorSpecies;
 public final class Hadamard {
     private static final VectorSpecies<Float> F = Lanes.F;
     private static final int LANES = Lanes.W;
-    /** {@code UPPER[s]}: the lanes whose index has bit {@code s} set, for spans {@code s < W}. */
-    private static final VectorMask<Float>[] UPPER = uppers();
 
     private Hadamard() {}
 
@@ -31,8 +27,20 @@ public final class Hadamard {
             return;
         }
         for (int i = off; i < off + n; i += LANES) {
-            FloatVector v = FloatVector.fromArray(F, x, i);
-            for (int span = 1; span < LANES; span <<= 1) v = inLanes(v, Lanes.swap(span), UPPER[span]);
+            // Butterflies inside one vector: lane i with i ^ span, the upper lane taking swapped - self
+            // (written out, not a helper: see Lanes on vectors crossing calls).
+            FloatVector v = FloatVector.fromArray(F, x, i), w = v.rearrange(Lanes.SWAP1);
+            v = v.add(w).blend(w.sub(v), Lanes.UPPER1);
+            w = v.rearrange(Lanes.SWAP2);
+            v = v.add(w).blend(w.sub(v), Lanes.UPPER2);
+            if (LANES >= 8) {
+                w = v.rearrange(Lanes.SWAP4);
+                v = v.add(w).blend(w.sub(v), Lanes.UPPER4);
+            }
+            if (LANES >= 16) {
+                w = v.rearrange(Lanes.SWAP8);
+                v = v.add(w).blend(w.sub(v), Lanes.UPPER8);
+            }
             v.intoArray(x, i);
         }
         for (int half = LANES; half < n; half <<= 1) {
@@ -64,22 +72,5 @@ public final class Hadamard {
 
     public static boolean isPowerOfTwo(int n) {
         return n > 0 && (n & (n - 1)) == 0;
-    }
-
-    /** One butterfly stage between lanes {@code i} and {@code i ^ span} of one vector. */
-    private static FloatVector inLanes(FloatVector v, VectorShuffle<Float> swap, VectorMask<Float> upper) {
-        FloatVector w = v.rearrange(swap);
-        return v.add(w).blend(w.sub(v), upper);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static VectorMask<Float>[] uppers() {
-        VectorMask<Float>[] m = new VectorMask[LANES];
-        for (int span = 1; span < LANES; span <<= 1) {
-            boolean[] bits = new boolean[LANES];
-            for (int i = 0; i < LANES; i++) bits[i] = (i & span) != 0;
-            m[span] = VectorMask.fromArray(F, bits, 0);
-        }
-        return m;
     }
 }

@@ -30,9 +30,16 @@ public final class Lanes {
     /** Physical vectors per logical 16-lane value. */
     public static final int PARTS = LOGICAL / W;
 
-    /** {@code SWAP[s]} exchanges lanes {@code i} and {@code i ^ s} of one physical vector, for s < W. */
-    private static final VectorShuffle<Float>[] SWAP = swaps();
-    /** Lanes whose index has bit {@code s} set, for s = W/2 and W/4 (the packed reduction of {@link #sum4}). */
+    /**
+     * {@code SWAP<s>} exchanges lanes {@code i} and {@code i ^ s} of one physical vector (null where
+     * {@code s >= W}); {@code UPPER<s>} holds the lanes whose index has bit {@code s} set. Fields, never
+     * an array: C2 compiles a shuffle or mask only when it knows its class, which an array element hides,
+     * and then runs the operation in Java.
+     */
+    public static final VectorShuffle<Float> SWAP1 = swap(1), SWAP2 = swap(2), SWAP4 = swap(4), SWAP8 = swap(8);
+    public static final VectorMask<Float> UPPER1 = upper(1), UPPER2 = upper(2), UPPER4 = upper(4), UPPER8 = upper(8);
+    /** The swaps and masks of spans W/2 and W/4 (the packed reduction of {@link #sum4}). */
+    private static final VectorShuffle<Float> SWAP_HALF = swap(W / 2), SWAP_QUARTER = swap(W / 4);
     private static final VectorMask<Float> UPPER_HALF = upper(W / 2), UPPER_QUARTER = upper(W / 4);
 
     private Lanes() {}
@@ -42,44 +49,49 @@ public final class Lanes {
         return n & -LOGICAL;
     }
 
-    /** Shuffle exchanging lanes {@code i} and {@code i ^ span} of a physical vector ({@code span < W}). */
-    public static VectorShuffle<Float> swap(int span) {
-        return SWAP[span];
-    }
-
-    /**
-     * The sum of a logical 16-lane value given as its parts (those beyond {@link #PARTS} are
-     * ignored), in the contract's tree: the parts meet first ({@code (p0 + p2) + (p1 + p3)} at 128
-     * bits, {@code p0 + p1} at 256), then the lanes of the one vector left.
-     */
-    public static float sum(FloatVector p0, FloatVector p1, FloatVector p2, FloatVector p3) {
-        return tree(combine(p0, p1, p2, p3));
-    }
-
-    /** The sum of the logical 16-lane value stored at {@code lanes[off, off + 16)}, in the contract's tree. */
-    public static float sum(float[] lanes, int off) {
-        return tree(combined(lanes, off));
-    }
+    // No method here takes or returns a vector: a vector that crosses a call C2 did not inline is
+    // boxed, and C2 stops inlining even tiny methods once a compilation unit is large (a decode step's
+    // layer is). Every reduction therefore ends inside the method that accumulated it.
 
     /**
      * {@code out[at + k] = sum(lanes[16 k, 16 k + 16)) * scale} for four logical values stored one
-     * after the other, each sum in exactly the order of {@link #sum(float[], int)} (float addition is
-     * commutative, so the pairs may meet in either order). The parts of each value are combined first;
-     * then the first two halvings of the four vectors pack two, then four, values into one vector.
+     * after the other, each in the contract's tree (float addition is commutative, so the pairs may
+     * meet in either order): the parts of each value are combined first; then the first two halvings of
+     * the four vectors pack two, then four, values into one vector.
      */
     public static void sum4(float[] lanes, float scale, float[] out, int at) {
-        FloatVector a = combined(lanes, 0), b = combined(lanes, LOGICAL), c = combined(lanes, 2 * LOGICAL),
-                d = combined(lanes, 3 * LOGICAL);
+        FloatVector a = FloatVector.fromArray(F, lanes, 0), b = FloatVector.fromArray(F, lanes, LOGICAL),
+                c = FloatVector.fromArray(F, lanes, 2 * LOGICAL), d = FloatVector.fromArray(F, lanes, 3 * LOGICAL);
+        if (PARTS == 2) {
+            a = a.add(FloatVector.fromArray(F, lanes, W));
+            b = b.add(FloatVector.fromArray(F, lanes, LOGICAL + W));
+            c = c.add(FloatVector.fromArray(F, lanes, 2 * LOGICAL + W));
+            d = d.add(FloatVector.fromArray(F, lanes, 3 * LOGICAL + W));
+        } else if (PARTS == 4) {
+            a = a.add(FloatVector.fromArray(F, lanes, 2 * W)).add(FloatVector.fromArray(F, lanes, W).add(FloatVector.fromArray(F, lanes, 3 * W)));
+            b = b.add(FloatVector.fromArray(F, lanes, LOGICAL + 2 * W))
+                    .add(FloatVector.fromArray(F, lanes, LOGICAL + W).add(FloatVector.fromArray(F, lanes, LOGICAL + 3 * W)));
+            c = c.add(FloatVector.fromArray(F, lanes, 2 * LOGICAL + 2 * W))
+                    .add(FloatVector.fromArray(F, lanes, 2 * LOGICAL + W).add(FloatVector.fromArray(F, lanes, 2 * LOGICAL + 3 * W)));
+            d = d.add(FloatVector.fromArray(F, lanes, 3 * LOGICAL + 2 * W))
+                    .add(FloatVector.fromArray(F, lanes, 3 * LOGICAL + W).add(FloatVector.fromArray(F, lanes, 3 * LOGICAL + 3 * W)));
+        }
         // Lower half of the lanes: a[i] + a[i + W/2]; upper half: b[i] + b[i - W/2].
-        FloatVector ab = a.blend(b, UPPER_HALF).add(b.blend(a, UPPER_HALF).rearrange(SWAP[W / 2]));
-        FloatVector cd = c.blend(d, UPPER_HALF).add(d.blend(c, UPPER_HALF).rearrange(SWAP[W / 2]));
+        FloatVector ab = a.blend(b, UPPER_HALF).add(b.blend(a, UPPER_HALF).rearrange(SWAP_HALF));
+        FloatVector cd = c.blend(d, UPPER_HALF).add(d.blend(c, UPPER_HALF).rearrange(SWAP_HALF));
         // Quarters of the lanes: a, c, b, d, each the partial sums of its value.
-        FloatVector v = ab.blend(cd, UPPER_QUARTER).add(cd.blend(ab, UPPER_QUARTER).rearrange(SWAP[W / 4]));
-        for (int span = W / 8; span >= 1; span >>= 1) v = v.add(v.rearrange(SWAP[span]));
+        FloatVector v = ab.blend(cd, UPPER_QUARTER).add(cd.blend(ab, UPPER_QUARTER).rearrange(SWAP_QUARTER));
+        if (W >= 16) v = v.add(v.rearrange(SWAP2));
+        if (W >= 8) v = v.add(v.rearrange(SWAP1));
         out[at] = v.lane(0) * scale;
         out[at + 1] = v.lane(W / 2) * scale;
         out[at + 2] = v.lane(W / 4) * scale;
         out[at + 3] = v.lane(3 * W / 4) * scale;
+    }
+
+    /** The sum of the logical 16-lane value stored at {@code lanes[off, off + 16)}, in the contract's tree. */
+    public static float sum(float[] lanes, int off) {
+        return sumPadded(lanes, off, LOGICAL);
     }
 
     /**
@@ -88,77 +100,52 @@ public final class Lanes {
      * in the contract's tree. The caller adds any scalar tail past {@link #loopBound}.
      */
     public static float dot(float[] a, int aOff, float[] b, int bOff, int n) {
-        FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
-        for (int i = 0, end = loopBound(n); i < end; i += LOGICAL) {
-            s0 = FloatVector.fromArray(F, a, aOff + i).fma(FloatVector.fromArray(F, b, bOff + i), s0);
-            if (PARTS > 1) s1 = FloatVector.fromArray(F, a, aOff + i + W).fma(FloatVector.fromArray(F, b, bOff + i + W), s1);
-            if (PARTS > 2) {
-                s2 = FloatVector.fromArray(F, a, aOff + i + 2 * W).fma(FloatVector.fromArray(F, b, bOff + i + 2 * W), s2);
-                s3 = FloatVector.fromArray(F, a, aOff + i + 3 * W).fma(FloatVector.fromArray(F, b, bOff + i + 3 * W), s3);
-            }
-        }
-        return tree(combine(s0, s1, s2, s3));
+        return reduce(a, aOff, b, bOff, loopBound(n));
     }
 
     /**
      * {@code sum_i a[off + i]} over {@code i < n}: logical lane {@code j} adds {@code i = j, j + 16, ...}
-     * in order, then the lanes are summed in the contract's tree. Past the last whole block of 16 the
-     * values are added one vector at a time on masked lanes (a lane that is off adds nothing), so the
-     * order is the same.
+     * in order, then the lanes are summed in the contract's tree. The values past {@code n} up to the
+     * next multiple of W must be zero: they are added too (adding +0 changes no sum of values that are
+     * not -0), so no masked operation is needed (AVX2 has none for this, and the Vector API would run it
+     * in Java).
      */
-    public static float sumOf(float[] a, int off, int n) {
+    public static float sumPadded(float[] a, int off, int n) {
+        return reduce(a, off, null, 0, n);
+    }
+
+    /**
+     * The 16-lane reduction of {@code a * b} (or of {@code a} where {@code b} is null: a fused
+     * multiply-add by 1 is the add, one rounding) over the vectors that start below {@code end}.
+     */
+    private static float reduce(float[] a, int aOff, float[] b, int bOff, int end) {
+        FloatVector one = FloatVector.broadcast(F, 1f);
         FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
-        int end = loopBound(n);
         for (int i = 0; i < end; i += LOGICAL) {
-            s0 = s0.add(FloatVector.fromArray(F, a, off + i));
-            if (PARTS > 1) s1 = s1.add(FloatVector.fromArray(F, a, off + i + W));
-            if (PARTS > 2) {
-                s2 = s2.add(FloatVector.fromArray(F, a, off + i + 2 * W));
-                s3 = s3.add(FloatVector.fromArray(F, a, off + i + 3 * W));
+            s0 = FloatVector.fromArray(F, a, aOff + i).fma(b == null ? one : FloatVector.fromArray(F, b, bOff + i), s0);
+            if (PARTS > 1 && i + W < end) {
+                s1 = FloatVector.fromArray(F, a, aOff + i + W).fma(b == null ? one : FloatVector.fromArray(F, b, bOff + i + W), s1);
+            }
+            if (PARTS > 2 && i + 2 * W < end) {
+                s2 = FloatVector.fromArray(F, a, aOff + i + 2 * W).fma(b == null ? one : FloatVector.fromArray(F, b, bOff + i + 2 * W), s2);
+            }
+            if (PARTS > 2 && i + 3 * W < end) {
+                s3 = FloatVector.fromArray(F, a, aOff + i + 3 * W).fma(b == null ? one : FloatVector.fromArray(F, b, bOff + i + 3 * W), s3);
             }
         }
-        for (int i = end, p = 0; i < n; i += W, p++) {
-            VectorMask<Float> on = F.indexInRange(i, n);
-            FloatVector v = FloatVector.fromArray(F, a, off + i, on);
-            if (p == 0) s0 = s0.add(v, on);
-            else if (p == 1) s1 = s1.add(v, on);
-            else if (p == 2) s2 = s2.add(v, on);
-            else s3 = s3.add(v, on);
-        }
-        return tree(combine(s0, s1, s2, s3));
+        FloatVector v = PARTS == 1 ? s0 : PARTS == 2 ? s0.add(s1) : s0.add(s2).add(s1.add(s3));
+        if (W >= 16) v = v.add(v.rearrange(SWAP8));
+        if (W >= 8) v = v.add(v.rearrange(SWAP4));
+        v = v.add(v.rearrange(SWAP2));
+        return v.add(v.rearrange(SWAP1)).lane(0);
     }
 
-    /** The parts of a logical value added as the tree's first levels do (those past {@link #PARTS} unused). */
-    private static FloatVector combine(FloatVector p0, FloatVector p1, FloatVector p2, FloatVector p3) {
-        return PARTS == 1 ? p0 : PARTS == 2 ? p0.add(p1) : p0.add(p2).add(p1.add(p3));
-    }
-
-    /** {@link #combine} of the logical value stored at {@code lanes[off]}. */
-    private static FloatVector combined(float[] lanes, int off) {
-        FloatVector p0 = FloatVector.fromArray(F, lanes, off);
-        if (PARTS == 1) return p0;
-        FloatVector p1 = FloatVector.fromArray(F, lanes, off + W);
-        if (PARTS == 2) return p0.add(p1);
-        return p0.add(FloatVector.fromArray(F, lanes, off + 2 * W)).add(p1.add(FloatVector.fromArray(F, lanes, off + 3 * W)));
-    }
-
-    /** Lane 0 after the in-vector levels of the tree: lane i with i ^ (W / 2), ..., i ^ 1. */
-    private static float tree(FloatVector v) {
-        for (int span = W / 2; span >= 1; span >>= 1) v = v.add(v.rearrange(SWAP[span]));
-        return v.lane(0);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static VectorShuffle<Float>[] swaps() {
-        VectorShuffle<Float>[] s = new VectorShuffle[W];
-        for (int span = 1; span < W; span <<= 1) {
-            int x = span;
-            s[span] = VectorShuffle.fromOp(F, i -> i ^ x);
-        }
-        return s;
+    private static VectorShuffle<Float> swap(int span) {
+        return span < W ? VectorShuffle.fromOp(F, i -> i ^ span) : null;
     }
 
     private static VectorMask<Float> upper(int span) {
+        if (span >= W) return null;
         boolean[] bits = new boolean[W];
         for (int i = 0; i < W; i++) bits[i] = (i & span) != 0;
         return VectorMask.fromArray(F, bits, 0);

@@ -3,7 +3,6 @@ package dev.needlewb.engine.layer;
 import dev.needlewb.engine.kernel.Lanes;
 import dev.needlewb.engine.kernel.RowPool;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -39,8 +38,9 @@ public final class Attention {
         this.headDim = headDim;
         this.pool = pool;
         this.vectorSoftmax = exp == Arithmetic.Exponential.POLYNOMIAL;
-        this.scores = new float[pool.threads()][maxPositions];
-        this.pairScores = new float[pool.threads()][maxPositions];
+        // Room for the softmax's padding to whole vectors.
+        this.scores = new float[pool.threads()][maxPositions + Lanes.W];
+        this.pairScores = new float[pool.threads()][maxPositions + Lanes.W];
     }
 
     /** {@code out[heads * headDim] = attention(q)} for the query at {@code pos} (already in the cache). */
@@ -106,20 +106,21 @@ public final class Attention {
 
     /**
      * The softmax with vector exponentials: the maximum (order-free), {@code exp(s - max)} lane by lane,
-     * their sum over {@link Lanes}' 16 logical lanes in its fixed tree, one reciprocal.
+     * their sum over {@link Lanes}' 16 logical lanes in its fixed tree, one reciprocal. The scores are
+     * padded with -infinity to whole vectors (the buffers have room), then their exponentials with zeros,
+     * so every vector operation runs unmasked at one call site: a masked tail site would be compiled
+     * apart, box its vectors and allocate on every step (AVX2 has no masked float add).
      */
     private static void vectorSoftmax(float[] s, int n) {
         VectorSpecies<Float> f = Lanes.F;
-        int whole = n & -f.length();
-        VectorMask<Float> tail = f.indexInRange(whole, n);
+        int whole = Math.ceilDiv(n, f.length()) * f.length();
+        java.util.Arrays.fill(s, n, whole, Float.NEGATIVE_INFINITY);
         FloatVector maxes = FloatVector.broadcast(f, Float.NEGATIVE_INFINITY);
         for (int i = 0; i < whole; i += f.length()) maxes = maxes.max(FloatVector.fromArray(f, s, i));
-        if (whole < n) maxes = maxes.lanewise(VectorOperators.MAX, FloatVector.fromArray(f, s, whole, tail), tail);
         float max = maxes.reduceLanes(VectorOperators.MAX);
-        for (int i = 0; i < whole; i += f.length()) VectorExp.exp(FloatVector.fromArray(f, s, i).sub(max)).intoArray(s, i);
-        if (whole < n) VectorExp.exp(FloatVector.fromArray(f, s, whole, tail).sub(max)).intoArray(s, whole, tail);
-        float inv = 1f / Lanes.sumOf(s, 0, n);
+        VectorExp.expShifted(s, 0, whole, max);
+        java.util.Arrays.fill(s, n, whole, 0f);
+        float inv = 1f / Lanes.sumPadded(s, 0, n);
         for (int i = 0; i < whole; i += f.length()) FloatVector.fromArray(f, s, i).mul(inv).intoArray(s, i);
-        if (whole < n) FloatVector.fromArray(f, s, whole, tail).mul(inv).intoArray(s, whole, tail);
     }
 }

@@ -8,7 +8,7 @@ import jdk.incubator.vector.FloatVector;
  * The Hadamard MLP: {@code z = (d1 * pad(x)) H; z = silu(d2 * z) H; out = crop(d3 * z)} with H the
  * orthonormal Walsh-Hadamard matrix of size {@code n} (a power of two >= d), applied by FWHT.
  * The library exponential takes the SiLU with {@link Math#exp}; the polynomial one as {@code t * sigmoid(t)} on vectors
- * with {@link VectorExp#sigmoid} (lane by lane, so any width gives the same bits).
+ * with {@link VectorExp#timesSigmoid} (lane by lane, so any width gives the same bits).
  */
 public final class HadamardMlp {
     private final int d;
@@ -31,9 +31,9 @@ public final class HadamardMlp {
         Hadamard.transform(z, 0, n);
         if (vectorSilu) {
             for (int i = 0; i < n; i += Lanes.W) {
-                FloatVector t = FloatVector.fromArray(Lanes.F, d2, i).mul(FloatVector.fromArray(Lanes.F, z, i));
-                t.mul(VectorExp.sigmoid(t)).intoArray(z, i);
+                FloatVector.fromArray(Lanes.F, d2, i).mul(FloatVector.fromArray(Lanes.F, z, i)).intoArray(z, i);
             }
+            VectorExp.timesSigmoid(z, 0, z, 0, z, 0, n);
         } else {
             for (int i = 0; i < n; i++) {
                 float t = d2[i] * z[i];

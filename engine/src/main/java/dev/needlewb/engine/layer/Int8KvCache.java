@@ -109,9 +109,12 @@ public final class Int8KvCache extends KvCache {
     }
 
     /**
-     * Scores of the last {@code count < 16} slots of a run, on masked lanes with a separate multiply
-     * and add per term: bit for bit the scalar {@code acc += q * k; total += acc * blockScale} each
-     * slot had before (Java never fuses them), only a vector of slots at a time.
+     * Scores of the last {@code count < 16} slots of a run with a separate multiply and add per term:
+     * bit for bit the scalar {@code acc += q * k; total += acc * blockScale} each slot had before (Java
+     * never fuses them), a vector of slots at a time. The keys are loaded whole (the lanes past the run
+     * read neighbouring slots or the array's slack, and their block scales load as 0); only the scores
+     * of the run are stored. A masked byte load would be no better: AVX2 has none, and the Vector API
+     * then runs it in Java.
      */
     private void tailScores(int layer, int slot, int count, int dimOff, int n, float[] q, int qOff, float scale,
             float[] scores, int sOff) {
@@ -123,7 +126,7 @@ public final class Int8KvCache extends KvCache {
             for (int b = 0; b < n; b += BLOCK) {
                 FloatVector acc = FloatVector.zero(F);
                 for (int d = b; d < b + BLOCK; d++) {
-                    FloatVector key = ByteLanes.signed(kt, (dimOff + d) * capacity + slot + j, count - j);
+                    FloatVector key = widen(kt, (dimOff + d) * capacity + slot + j);
                     acc = acc.add(key.mul(q[qOff + d]));
                 }
                 total = total.add(acc.mul(FloatVector.fromArray(F, ks, ((dimOff + b) / BLOCK) * capacity + slot + j, floats)));

@@ -35,10 +35,8 @@ public final class Rows {
     public static void gate(float[] x, int xOff, float[] gate, int gOff, Arithmetic.Exponential exp, float[] out, int outOff, int n) {
         int i = 0;
         if (exp == Arithmetic.Exponential.POLYNOMIAL) {
-            for (int bound = Lanes.loopBound(n); i < bound; i += F.length()) {
-                FloatVector.fromArray(F, x, xOff + i).mul(VectorExp.sigmoid(FloatVector.fromArray(F, gate, gOff + i)))
-                        .intoArray(out, outOff + i);
-            }
+            i = Lanes.loopBound(n);
+            VectorExp.timesSigmoid(x, xOff, gate, gOff, out, outOff, i);
         }
         for (; i < n; i++) out[outOff + i] = x[xOff + i] * Norms.sigmoid(gate[gOff + i]);
     }

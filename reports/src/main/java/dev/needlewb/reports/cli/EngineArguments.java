@@ -11,7 +11,7 @@ import picocli.CommandLine.TypeConversionException;
 /** The engine options shared by the commands that run the engine: numeric mode and threads. */
 final class EngineArguments {
     @Option(names = "--mode", paramLabel = "int8|exact", defaultValue = "int8", converter = ModeConverter.class,
-            description = "int8: the production kernels and 8-bit KV cache; exact: float32 on dequantized weights (default: ${DEFAULT-VALUE}).")
+            description = "int8: int8 activations and codebook in the packed kernels, 8-bit KV cache (production); exact: float32 activations and codebook in the same packed kernels, float32 KV cache (default: ${DEFAULT-VALUE}).")
     NumericMode mode;
 
     @Option(names = "--threads", paramLabel = "N", defaultValue = "2", description = "Threads for the matrix rows (default: ${DEFAULT-VALUE}).")

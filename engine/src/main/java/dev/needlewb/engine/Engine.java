@@ -28,7 +28,8 @@ public final class Engine implements AutoCloseable {
         this.ownsFile = ownsFile;
         this.options = options;
         Geometry g = file.geometry();
-        this.window = options.window() == EngineOptions.FROM_HEADER ? g.kvWindow() : options.window();
+        // A header kv_window of max_seq_len or more never binds: no window (Geometry.slidingWindow).
+        this.window = options.window() == EngineOptions.FROM_HEADER ? g.slidingWindow() : options.window();
         this.maxPositions = options.maxPositions() == EngineOptions.FROM_HEADER ? g.maxSeqLen() : options.maxPositions();
         if (options.mode() == NumericMode.INT8 && g.kvBits() != 8) {
             throw new FormatException(file.path(), CactFormat.OFF_KV_BITS, "header kv_bits " + g.kvBits()
@@ -68,6 +69,16 @@ public final class Engine implements AutoCloseable {
     /** The sliding window in effect (0 = none). */
     public int window() {
         return window;
+    }
+
+    /**
+     * The window in effect and where it comes from, for reports: the header's
+     * ({@link Geometry#slidingWindowText}, e.g. {@code none (kv_window 160 >= max_seq_len 128)})
+     * or the caller's.
+     */
+    public String windowText() {
+        if (options.window() == EngineOptions.FROM_HEADER) return weights.g.slidingWindowText() + (window > 0 ? " (header kv_window)" : "");
+        return (window > 0 ? Integer.toString(window) : "none") + " (set for this run)";
     }
 
     public int maxPositions() {

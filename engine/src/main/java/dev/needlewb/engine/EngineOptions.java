@@ -3,7 +3,8 @@ package dev.needlewb.engine;
 import dev.needlewb.engine.kernel.NumericMode;
 
 /**
- * Per-run choices. {@code window}: sliding KV window, {@code -1} = the header's kv_window, 0 = none.
+ * Per-run choices. {@code window}: sliding KV window, {@code -1} = the header's kv_window
+ * (none when it is 0 or at least max_seq_len, see {@code Geometry.slidingWindow}), 0 = none.
  * {@code sinks}: leading positions always visible (e.g. a tool prefix). {@code maxPositions}: the
  * longest session, {@code -1} = the header's max_seq_len. KV precision follows the mode: float32
  * in {@link NumericMode#EXACT}, int8 with one scale per 32 values in {@link NumericMode#INT8}.

@@ -3,19 +3,25 @@ package dev.needlewb.engine;
 import dev.needlewb.converter.FormatException;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.converter.cact.TensorRecord;
-import dev.needlewb.converter.cq.CqPacking;
+import dev.needlewb.converter.cq.CqNibbles;
+import dev.needlewb.converter.cq.InvalidCodeException;
 import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.engine.kernel.Activation;
 import dev.needlewb.engine.kernel.CodeLayout;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
 import dev.needlewb.engine.layer.Engram;
 import dev.needlewb.engine.layer.MhcWeights;
+import java.lang.foreign.MemorySegment;
 
 /**
  * The weights of a {@code .cact} as the engine runs them: every CQ matrix is a {@link PackedCqMatrix}
  * view over the mapped file (no dense copy); only the FP16 vectors (norm gains, Hadamard diagonals,
- * mHC scalars, engram taps; a few hundred KB for the released model) are widened to float32.
+ * mHC scalars, engram taps; a few hundred KB for the released model) are widened to float32. The
+ * kernels take 2-bit (and ternary) and 4-bit codes: a 3-bit matrix, and every matrix that shares
+ * an input with a 4-bit one, is re-packed once at load into a heap copy at 4 bits per code
+ * ({@link CqNibbles}, half a byte per padded weight) with its codebook padded to 16 entries.
  */
 final class ModelWeights {
     final Geometry g;
@@ -30,26 +36,31 @@ final class ModelWeights {
     ModelWeights(CactFile file) throws FormatException {
         this.file = file;
         this.g = file.geometry();
-        embedding = cq("embedding");
+        int repeated = g.repeatedSite();
+        if (repeated >= 0) {
+            throw new FormatException(file.path(), CactFormat.OFF_SITES + 4L * repeated, "engram site " + repeated + " repeats layer "
+                    + g.engramSites()[repeated] + ": the engine injects one site per layer (upstream adds both)");
+        }
+        embedding = cq("embedding", kernelBits("embedding"));
         mhc = new MhcWeights(g.mhcLanes(), fp("mhc_a_pre"), fp("mhc_a_post"), fp("mhc_a_res"), fp("mhc_b_pre"), fp("mhc_b_post"),
                 fp("mhc_b_res"));
-        PackedCqMatrix phiPre = cq("mhc_phi_pre"), phiPost = cq("mhc_phi_post"), phiRes = cq("mhc_phi_res");
+        PackedCqMatrix[] phi = sharingInput("mhc_phi_pre", "mhc_phi_post", "mhc_phi_res");
+        PackedCqMatrix phiPre = phi[0], phiPost = phi[1], phiRes = phi[2];
         int n = g.mhcLanes();
         layers = new LayerWeights[g.numLayers()];
         for (int i = 0; i < layers.length; i++) {
             String p = String.format("layer%02d.", i);
-            layers[i] = new LayerWeights(fp(p + "norm_in"), cq(p + "q_proj"), cq(p + "k_proj"), cq(p + "v_proj"),
-                    fp(p + "q_norm"), fp(p + "k_norm"), cq(p + "gate_proj"), cq(p + "out_proj"), fp(p + "post_norm"),
+            PackedCqMatrix[] qkvg = sharingInput(p + "q_proj", p + "k_proj", p + "v_proj", p + "gate_proj");
+            layers[i] = new LayerWeights(fp(p + "norm_in"), qkvg[0], qkvg[1], qkvg[2],
+                    fp(p + "q_norm"), fp(p + "k_norm"), qkvg[3], cq(p + "out_proj", kernelBits(p + "out_proj")), fp(p + "post_norm"),
                     fp(p + "attn_gate")[0], fp(p + "pre_hada"), fp(p + "d1"), fp(p + "d2"), fp(p + "d3"),
                     phiPre.rowSlice(i * n, n), phiPost.rowSlice(i * n, n), phiRes.rowSlice(i * n * n, n * n));
-            sameInput(p + "q_proj", layers[i].q(), layers[i].k(), layers[i].v(), layers[i].gate());
         }
-        sameInput("mhc_phi_pre", phiPre, phiPost, phiRes);
         engrams = new Engram.Weights[g.numEngramSites()];
         for (int s = 0; s < engrams.length; s++) {
             String p = "engram" + s + ".";
-            engrams[s] = new Engram.Weights(cq(p + "tables"), cq(p + "key_proj"), cq(p + "value_proj"), fp(p + "taps"));
-            sameInput(p + "key_proj", engrams[s].key(), engrams[s].value());
+            PackedCqMatrix[] kv = sharingInput(p + "key_proj", p + "value_proj");
+            engrams[s] = new Engram.Weights(cq(p + "tables", kernelBits(p + "tables")), kv[0], kv[1], fp(p + "taps"));
         }
         finalNorm = fp("final_norm");
     }
@@ -84,21 +95,46 @@ final class ModelWeights {
         return file.dequantize(record(name).index());
     }
 
-    private PackedCqMatrix cq(String name) throws FormatException {
+    /**
+     * The matrices that read one prepared input, at one kernel code width: their common one, or 4
+     * bits when they mix 2-bit and 4-bit kernels (upstream's bits maps may give them any widths).
+     */
+    private PackedCqMatrix[] sharingInput(String... names) throws FormatException {
+        int bits = kernelBits(names[0]);
+        for (String name : names) {
+            if (kernelBits(name) != bits) bits = 4;
+        }
+        PackedCqMatrix[] out = new PackedCqMatrix[names.length];
+        for (int i = 0; i < names.length; i++) out[i] = cq(names[i], bits);
+        return out;
+    }
+
+    /** The code width of the kernel a tensor runs on as stored: 2 for 2-bit and ternary, 4 for 3- and 4-bit. */
+    private int kernelBits(String name) throws FormatException {
         TensorRecord r = record(name);
         if (r.dtype() != CactDType.CQ) throw fail(r, "the engine needs this tensor CQ-packed, it is " + r.dtype());
+        return r.bits() == 2 || r.isTernary() ? 2 : 4;
+    }
+
+    /** A view over the stored codes at {@code codeBits}, or over a 4-bit copy of them. */
+    private PackedCqMatrix cq(String name, int codeBits) throws FormatException {
+        TensorRecord r = record(name);
         float[] values;
-        int codeBits;
-        if (r.bits() == CqPacking.TERNARY_RECORD_BITS) {
+        MemorySegment blob = file.blob(r.index());
+        if (codeBits == 4 && r.bits() != 4) {
+            float[] codebook = file.codebookFor(r.bits(), r.group());
+            values = CqNibbles.paddedCodebook(codebook);
+            try {
+                blob = MemorySegment.ofArray(CqNibbles.widen(file.cqBlob(r.index())));
+            } catch (InvalidCodeException e) {
+                throw new FormatException(file.path(), r.index(), r.name(), r.offset() + e.byteOffset(), e.getMessage());
+            }
+        } else if (r.isTernary()) {
             float[] trits = file.codebookFor(r.bits(), r.group());
             // Stored crumbs 3, 0, 1 mean trits 0, 1, 2; crumb 2 never occurs and reads as 0.
             values = new float[] {trits[1], trits[2], 0f, trits[0]};
-            codeBits = 2;
-        } else if (r.bits() == 2 || r.bits() == 4) {
-            values = file.codebookFor(r.bits(), r.group());
-            codeBits = r.bits();
         } else {
-            throw fail(r, "the engine's kernels take 2-bit, 4-bit and ternary CQ, not " + r.bits() + "-bit");
+            values = file.codebookFor(r.bits(), r.group());
         }
         if (r.group() % new CodeLayout(codeBits).codesPerChunk() != 0) {
             throw fail(r, "CQ group " + r.group() + " is not a multiple of the kernel chunk for " + codeBits + "-bit codes");
@@ -107,17 +143,8 @@ final class ModelWeights {
             throw fail(r, "CQ group " + r.group() + " is above the kernels' " + Activation.MAX_EXACT_GROUP
                     + " (int8 group sums must stay exact in float32)");
         }
-        return PackedCqMatrix.over(name, file.blob(r.index()), Math.toIntExact(r.dim(0)), Math.toIntExact(r.dim(1)),
+        return PackedCqMatrix.over(name, blob, Math.toIntExact(r.dim(0)), Math.toIntExact(r.dim(1)),
                 r.group(), codeBits, values);
-    }
-
-    /** Matrices reading one prepared input must agree on width, group and code width. */
-    private void sameInput(String name, PackedCqMatrix first, PackedCqMatrix... others) throws FormatException {
-        for (PackedCqMatrix m : others) {
-            if (m.cols() != first.cols() || m.group() != first.group() || !m.layout().equals(first.layout())) {
-                throw fail(record(name), m.name() + " and " + first.name() + " share an input but differ in group or code width");
-            }
-        }
     }
 
     private FormatException fail(TensorRecord r, String problem) {

@@ -48,13 +48,28 @@ class EngineLoadTest {
     }
 
     @Test
-    void windowAndKvWidthComeFromTheHeader() throws Exception {
+    void windowAndKvWidthComeFromTheHeader(@TempDir Path dir) throws Exception {
         try (Engine e = Engine.open(GoldenLogitsTest.cact(), EngineOptions.production().withThreads(1))) {
-            assertThat(e.window()).isEqualTo(256);
+            // mini's kv_window 256 equals its max_seq_len: a window that never binds is none
+            assertThat(e.window()).isZero();
+            assertThat(e.windowText()).isEqualTo("none (kv_window 256 >= max_seq_len 256)");
             assertThat(e.maxPositions()).isEqualTo(256);
             Session s = e.newSession();
             // mini: 6 layers x 256 slots x (K and V) x (64 int8 + 2 float scales).
             assertThat(s.cache().bytes()).isEqualTo(6L * 256 * 2 * (64 + 2 * 4));
+        }
+        byte[] bytes = Files.readAllBytes(GoldenLogitsTest.cact());
+        bytes[12] = 16; // kv_window (u32 at 12, was 256) 16 < max_seq_len: it binds
+        bytes[13] = 0;
+        Path windowed = dir.resolve("w16.cact");
+        Files.write(windowed, bytes);
+        try (Engine e = Engine.open(windowed, EngineOptions.production().withThreads(1))) {
+            assertThat(e.window()).isEqualTo(16);
+            assertThat(e.windowText()).isEqualTo("16 (header kv_window)");
+            assertThat(e.newSession().cache().bytes()).isEqualTo(6L * 16 * 2 * (64 + 2 * 4));
+        }
+        try (Engine e = Engine.open(windowed, EngineOptions.production().withThreads(1).withWindow(0, 0))) {
+            assertThat(e.windowText()).isEqualTo("none (set for this run)");
         }
     }
 

@@ -26,6 +26,10 @@ record ReferenceWeights(
         for (int s : g.engramSites()) {
             if (s < 0 || s >= g.numLayers()) throw new WorkbenchException("geometry: engram site " + s + " is not a layer");
         }
+        if (g.repeatedSite() >= 0) {
+            throw new WorkbenchException("geometry: engram site " + g.repeatedSite() + " repeats layer " + g.engramSites()[g.repeatedSite()]
+                    + ": the reference injects one site per layer (upstream adds both)");
+        }
         double[] embedding = p.get("embedding/embedding", g.vocab(), d);
         BlockWeights[] blocks = new BlockWeights[g.numLayers()];
         MhcWeights[] mhc = new MhcWeights[g.numLayers()];

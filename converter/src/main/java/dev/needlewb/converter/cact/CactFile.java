@@ -32,6 +32,10 @@ import java.util.List;
  * makes {@link CactModel#from} + {@link CactWriter} reproduce a file byte for byte. The one blob
  * read while validating is {@code heads.manifest}, because its codes name the head tensors.
  * Every problem is a {@link FormatException} naming the file, tensor and byte offset.
+ *
+ * <p>Each check either protects the reader (bounds, overflow, alignment, sizes) or is a fact of
+ * upstream's {@code export._pack_cact}, named where it is made; {@link GeometryRules} covers the
+ * header geometry. What upstream writes but is unusual is not refused: see {@link CactNotes}.
  */
 public final class CactFile implements AutoCloseable {
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -149,9 +153,14 @@ public final class CactFile implements AutoCloseable {
         return new CqBlob(r.dim(0), r.dim(1), r.group(), r.bits(), blob(index));
     }
 
-    /** The RAW tokenizer blob (a view; parsing it is the tokenizer package's job). */
+    /** Whether the file ends with a RAW tokenizer (upstream's build_export writes none without a tokenizer). */
+    public boolean hasTokenizer() {
+        return layout.indexOf(CactLayout.TOKENIZER) >= 0;
+    }
+
+    /** The RAW tokenizer blob (a view; parsing it is the tokenizer package's job), or null if the file has none. */
     public MemorySegment tokenizerBlob() {
-        return blob(tensors.size() - 1);
+        return hasTokenizer() ? blob(tensors.size() - 1) : null;
     }
 
     /**
@@ -224,20 +233,24 @@ public final class CactFile implements AutoCloseable {
 
     private static Validated validate(MemorySegment seg, Path file) throws FormatException {
         long length = seg.byteSize();
+        // safety: the fixed header must be there before any field is read
         if (length < CactFormat.HEADER_BYTES) {
             throw new FormatException(file, length, "file is " + length + " bytes, shorter than the "
                     + CactFormat.HEADER_BYTES + "-byte header (truncated?)");
         }
+        // _pack_cact writes TAG; read_export asserts it
         int tag = seg.get(U32, 0);
         if (tag != CactFormat.TAG) {
             throw new FormatException(file, 0, String.format("tag 0x%08X is not the .cact tag 0x%08X", tag, CactFormat.TAG));
         }
+        // _pack_cact concatenates _cq_codebook_np(b, group) for CB_BITS = (2, 3, 4): 4 + 8 + 16 floats
         long codebookLen = u32(seg, CactFormat.OFF_CODEBOOK_LEN);
         if (codebookLen != CqCodebooks.HEADER_LENGTH) {
             throw new FormatException(file, CactFormat.OFF_CODEBOOK_LEN, "codebook_len " + codebookLen
                     + " must be " + CqCodebooks.HEADER_LENGTH + " (cb2[4] | cb3[8] | cb4[16])");
         }
         long numTensors = u32(seg, CactFormat.OFF_NUM_TENSORS);
+        // safety: the directory must lie inside the file before a record is read
         long directoryEnd = CactFormat.recordOffset(numTensors);
         if (directoryEnd > length) {
             throw new FormatException(file, CactFormat.OFF_NUM_TENSORS, "num_tensors " + numTensors + " needs a directory up to byte "
@@ -247,18 +260,19 @@ public final class CactFile implements AutoCloseable {
         float[] codebook = new float[CqCodebooks.HEADER_LENGTH];
         for (int i = 0; i < codebook.length; i++) {
             codebook[i] = seg.get(F32, CactFormat.HEADER_BYTES + 4L * i);
+            // Lloyd-Max centres are means of normal samples over sqrt(group): always finite
             if (!Float.isFinite(codebook[i])) {
                 throw new FormatException(file, CactFormat.HEADER_BYTES + 4L * i, "codebook entry " + i + " is " + codebook[i]);
             }
         }
-        int heads = CactLayout.headCount(geometry, numTensors);
-        if (heads < 0) {
+        CactLayout.Extras extras = CactLayout.extras(geometry, numTensors);
+        if (extras == null) {
             throw new FormatException(file, CactFormat.OFF_NUM_TENSORS, "num_tensors " + numTensors + " fits no layout of this geometry: "
-                    + CactLayout.coreCount(geometry) + " core tensors + tokenizer, plus optionally a manifest and 3 tensors per probe head (at most "
-                    + ProbeHead.values().length + ")");
+                    + CactLayout.coreCount(geometry) + " core tensors, then optionally a manifest and 3 tensors per probe head (at most "
+                    + ProbeHead.values().length + "), then optionally the tokenizer");
         }
-        List<ProbeHead> headList = heads == 0 ? List.of() : readManifest(seg, file, geometry, heads);
-        CactLayout layout = CactLayout.of(geometry, headList);
+        List<ProbeHead> headList = extras.heads() == 0 ? List.of() : readManifest(seg, file, geometry, extras.heads());
+        CactLayout layout = CactLayout.of(geometry, headList, extras.tokenizer());
         return new DirectoryCheck(seg, file, layout, geometry, codebook, (int) numTensors).run();
     }
 
@@ -289,6 +303,7 @@ public final class CactFile implements AutoCloseable {
             throws FormatException {
         long count = u32(seg, countOffset);
         if (count > 4) throw new FormatException(file, countOffset, "header geometry: " + count + " " + what + ", at most 4 fit the header");
+        // _pack_cact pads orders4 / sites4 with zeros
         int[] used = new int[(int) count];
         for (int i = 0; i < 4; i++) {
             int v = seg.get(U32, arrayOffset + 4L * i);
@@ -302,7 +317,10 @@ public final class CactFile implements AutoCloseable {
         return used;
     }
 
-    /** Reads the probe-head codes: 1 (contrastive) and/or 2 (confidence), in that order. */
+    /**
+     * Reads the probe-head codes: 1 (contrastive) and/or 2 (confidence), in that order, as
+     * {@code _head_tensors} writes them (HEAD_CODES order, FP16 vector of H codes).
+     */
     private static List<ProbeHead> readManifest(MemorySegment seg, Path file, Geometry g, int heads) throws FormatException {
         int index = (int) CactLayout.coreCount(g);
         long rec = CactFormat.recordOffset(index);
@@ -362,6 +380,7 @@ public final class CactFile implements AutoCloseable {
                 end = r.offset() + r.nbytes();
                 records.add(r);
             }
+            // _pack_cact's buffer ends with the last blob
             if (end != seg.byteSize()) {
                 throw new FormatException(file, end, "file has " + (seg.byteSize() - end)
                         + " bytes after the last blob (canonical files end at the last blob)");
@@ -380,7 +399,9 @@ public final class CactFile implements AutoCloseable {
             CactDType dtype = CactDType.ofCode(code);
             if (dtype == null) throw fail(rec, "unknown dtype " + code + " (1 FP16, 2 FP32, 3 CQ, 4 RAW)");
             int ndim = seg.get(ValueLayout.JAVA_BYTE, rec + CactFormat.REC_NDIM) & 0xFF;
+            // safety (4 shape fields); upstream's deepest tensor is mhc_b_res (L, n, n)
             if (ndim > 4) throw fail(rec + CactFormat.REC_NDIM, "ndim " + ndim + " exceeds the 4 shape fields");
+            // _pack_cact writes pad 0 and zero shape fields past ndim (list(shape) + [0, 0, 0, 0])[:4]
             int pad = seg.get(U16, rec + CactFormat.REC_PAD) & 0xFFFF;
             if (pad != 0) throw fail(rec + CactFormat.REC_PAD, "record pad is " + pad + ", must be 0");
             long[] shape = new long[ndim];
@@ -397,10 +418,13 @@ public final class CactFile implements AutoCloseable {
             int group = (int) groupField;
             int bits = (int) bitsField;
             long implied = impliedBytes(rec, dtype, shape, group, bits);
+            // _tensors: _q (CQ) for every matrix, _fp16 for the rest, RAW tokenizer (FP32 and
+            // dense matrices are accepted besides, never written upstream)
             if (!slot.kind().dtypes().contains(dtype)) {
                 throw fail(rec, "dtype " + dtype + " is not allowed here (expected " + slot.kind().dtypes() + ")");
             }
             checkShape(rec, slot, shape);
+            // safety, and _q's blob is packed codes + norms, _fp16's arr.tobytes()
             if (implied >= 0 && nbytes != implied) {
                 throw fail(rec + CactFormat.REC_NBYTES, "nbytes " + Long.toUnsignedString(nbytes) + ", but " + dtype
                         + Arrays.toString(shape) + (dtype == CactDType.CQ ? " at " + bits + " bits, group " + group : "")
@@ -412,10 +436,14 @@ public final class CactFile implements AutoCloseable {
 
         private void checkQuantFields(long rec, CactDType dtype, int ndim, long group, long bits) throws FormatException {
             if (dtype == CactDType.CQ) {
+                // _q packs a 2-D [out, in] matrix; _cq_pack takes bits in CB_BITS or TERNARY_BITS
+                // (record 5); build_export uses one group for every tensor and the header codebook
                 if (ndim != 2) throw fail(rec + CactFormat.REC_NDIM, "a CQ tensor is a matrix, ndim is " + ndim);
                 if (!CqPacking.isSupportedRecordBits(bits)) {
                     throw fail(rec + CactFormat.REC_BITS, "unsupported CQ bits " + bits + " (2, 3, 4, or 5 = ternary)");
                 }
+                // The workbench's limit: export.main writes group 128 and build_export(group=G) any
+                // power of two; the bit-exact dequantizer reproduces numpy's order for 64 and 128.
                 if (group != CactFormat.GROUPS[0] && group != CactFormat.GROUPS[1]) {
                     throw fail(rec + CactFormat.REC_GROUP, "unsupported CQ group " + group + " (64 or 128)");
                 }
@@ -426,6 +454,7 @@ public final class CactFile implements AutoCloseable {
                             + " (the header holds one codebook)");
                 }
             } else {
+                // _Tensor defaults group = bits = 0; the tokenizer's shape is ()
                 if (group != 0) throw fail(rec + CactFormat.REC_GROUP, "group " + group + " on a " + dtype + " tensor, must be 0");
                 if (bits != 0) throw fail(rec + CactFormat.REC_BITS, "bits " + bits + " on a " + dtype + " tensor, must be 0");
                 if (dtype == CactDType.RAW && ndim != 0) throw fail(rec + CactFormat.REC_NDIM, "a RAW blob has ndim 0, not " + ndim);
@@ -440,6 +469,11 @@ public final class CactFile implements AutoCloseable {
             }
         }
 
+        /**
+         * Probe heads: probes (P, d_model) with P >= 1 (ContrastiveHead.PROBES 4,
+         * ConfidenceHead.PROBES 8), proj (out, P * d_model) and bias (out,) where out may be 0
+         * (a contrastive head of contrastive_dim 0 is a Dense(0): zero-size, a note).
+         */
         private void checkShape(long rec, CactLayout.Slot slot, long[] shape) throws FormatException {
             long[] expected = switch (slot.kind()) {
                 case HEAD_PROBES -> {
@@ -448,19 +482,21 @@ public final class CactFile implements AutoCloseable {
                 }
                 case HEAD_PROJ -> {
                     long probes = records.get(index - 1).dim(0);
-                    long out = shape.length == 2 && shape[0] >= 1 ? shape[0] : -1;
+                    long out = shape.length == 2 ? shape[0] : -2;
                     yield new long[] {out, probes * geometry.dModel()};
                 }
                 case HEAD_BIAS -> new long[] {records.get(index - 1).dim(0)};
                 default -> slot.shape();
             };
             if (!Arrays.equals(shape, expected)) {
-                String want = Arrays.toString(expected).replace("-1", "n>=1");
+                String want = Arrays.toString(expected).replace("-1", "n>=1").replace("-2", "n>=0");
                 throw fail(rec + CactFormat.REC_NDIM, "shape " + Arrays.toString(shape) + ", expected " + want);
             }
         }
 
         private void checkPlacement(long rec, long offset, long nbytes, long previousEnd) throws FormatException {
+            // _pack_cact: each blob at _align(end of the previous), the first after the directory,
+            // zero bytes between; bounds and overlap are also the reader's safety
             long at = rec + CactFormat.REC_OFFSET;
             String where = "offset " + Long.toUnsignedString(offset);
             if (offset % CactFormat.ALIGN != 0) throw fail(at, where + " is not 64-byte aligned");

@@ -36,7 +36,7 @@ public final class CactFormat {
     static final int OFF_NUM_ORDERS = 76;
     static final int OFF_ORDERS = 80;
     static final int OFF_NUM_SITES = 96;
-    static final int OFF_SITES = 100;
+    public static final int OFF_SITES = 100;
     static final int OFF_ROPE_THETA = 116;
 
     // directory record field offsets

@@ -11,9 +11,20 @@ import java.util.Set;
  * The canonical, positional tensor list of a {@code .cact} for one geometry (upstream
  * {@code export._tensors} and {@code _head_tensors}): names, the dtypes a slot may hold and its
  * expected shape. Matrices are {@code [out, in]}; upstream writes them CQ but FP16/FP32 dense is
- * accepted; every other numeric slot is FP16 upstream, FP32 accepted. The tokenizer (RAW, last)
- * is required. Probe-head shapes depend on P and out, which the header does not carry: their
- * slots have no fixed shape and the reader checks them for mutual consistency.
+ * accepted; every other numeric slot is FP16 upstream, FP32 accepted (upstream never writes those
+ * two, so accepting them refuses nothing of its). The RAW tokenizer comes last when present:
+ * {@code _pack_cact} appends it only when given one. Probe-head shapes depend on P and out, which
+ * the header does not carry: their slots have no fixed shape and the reader checks them for
+ * mutual consistency.
+ *
+ * <p>The shapes are those of upstream's parameters for the header's geometry (architecture.py):
+ * q/gate {@code Dense(attn_dim)} with attn_dim = num_heads * head_dim (the reshape into heads
+ * needs it), k/v {@code num_kv_heads * head_dim}, the Hadamard diagonals {@code (hada_n,)},
+ * {@code Stack}'s mHC parameters {@code (L, n)}, {@code (L, n, n)}, {@code (L, n*d, n)} and
+ * {@code (L, n*d, n*n)} (phi stored transposed per layer as {@code (L*k, n*d)}), an Engram's
+ * {@code (tables, slots, sub_dim)} table stored {@code (tables*slots, sub_dim)} and its two
+ * {@code Dense(d_model)} on {@code tables*sub_dim} inputs, taps {@code (ENGRAM_CONV_TAPS, d)};
+ * kernels transposed to {@code [out, in]} as {@code export._tensors} does.
  */
 public final class CactLayout {
     /** What a slot holds; decides its allowed dtypes. */
@@ -68,26 +79,34 @@ public final class CactLayout {
         return 1 + (long) PER_LAYER * g.numLayers() + 9 + (long) PER_SITE * g.numEngramSites() + 1;
     }
 
-    /**
-     * The number of probe heads a directory of {@code numTensors} records implies
-     * (extra = numTensors - core - 1 tokenizer; 0, or 1 manifest + 3 per head), or -1 if no
-     * layout has that many records.
-     */
-    public static int headCount(Geometry g, long numTensors) {
-        long extra = numTensors - coreCount(g) - 1;
-        if (extra == 0) return 0;
-        if (extra < 1 + PER_HEAD || (extra - 1) % PER_HEAD != 0) return -1;
-        long heads = (extra - 1) / PER_HEAD;
-        return heads <= ProbeHead.values().length ? (int) heads : -1;
-    }
+    /** What a directory holds after final_norm: the probe heads and whether the RAW tokenizer closes it. */
+    public record Extras(int heads, boolean tokenizer) {}
 
-    /** Total records of a layout with these heads. */
-    public static long recordCount(Geometry g, int heads) {
-        return coreCount(g) + (heads == 0 ? 0 : 1 + (long) PER_HEAD * heads) + 1;
+    /**
+     * What a directory of {@code numTensors} records holds after the core, or null if no layout
+     * has that many. Upstream (export.py, PROBE HEADS): extra = num_tensors - core - tokenizer is
+     * 0 or 1 manifest + 3 per head, and {@code _pack_cact} appends the tokenizer only when one is
+     * given ({@code build_export}'s default {@code tokenizer=None} writes none). With a tokenizer
+     * the counts after the core are 1, 5, 8; without, 0, 4, 7: never ambiguous.
+     */
+    public static Extras extras(Geometry g, long numTensors) {
+        for (boolean tokenizer : new boolean[] {true, false}) {
+            long extra = numTensors - coreCount(g) - (tokenizer ? 1 : 0);
+            if (extra == 0) return new Extras(0, tokenizer);
+            if (extra < 1 + PER_HEAD || (extra - 1) % PER_HEAD != 0) continue;
+            long heads = (extra - 1) / PER_HEAD;
+            if (heads <= ProbeHead.values().length) return new Extras((int) heads, tokenizer);
+        }
+        return null;
     }
 
     /** The layout of {@code g} with the given probe heads (canonical order) and a tokenizer. */
     public static CactLayout of(Geometry g, List<ProbeHead> heads) {
+        return of(g, heads, true);
+    }
+
+    /** The layout of {@code g} with the given probe heads (canonical order), with or without the tokenizer. */
+    public static CactLayout of(Geometry g, List<ProbeHead> heads, boolean tokenizer) {
         long d = g.dModel();
         long q = mul(g.numHeads(), g.headDim());
         long kv = mul(g.numKvHeads(), g.headDim());
@@ -139,7 +158,7 @@ public final class CactLayout {
                 s.add(new Slot(h.key() + ".bias", Kind.HEAD_BIAS, null));
             }
         }
-        s.add(new Slot(TOKENIZER, Kind.TOKENIZER, new long[0]));
+        if (tokenizer) s.add(new Slot(TOKENIZER, Kind.TOKENIZER, new long[0]));
         return new CactLayout(s);
     }
 

@@ -53,17 +53,17 @@ public final class CactWriter {
         GeometryRules.Violation v = GeometryRules.check(g);
         if (v != null) throw new WorkbenchException("cannot write .cact: geometry: " + v.problem());
         List<CactTensor> ts = model.tensors();
-        int heads = CactLayout.headCount(g, ts.size());
-        if (heads < 0) {
+        CactLayout.Extras extras = CactLayout.extras(g, ts.size());
+        if (extras == null) {
             throw new WorkbenchException("cannot write .cact: " + ts.size() + " tensors fit no layout of " + g);
         }
         List<ProbeHead> headList = new ArrayList<>();
         for (ProbeHead h : ProbeHead.values()) {
             if (model.tensor(h.key() + ".probes") != null) headList.add(h);
         }
-        CactLayout layout = CactLayout.of(g, headList);
+        CactLayout layout = CactLayout.of(g, headList, extras.tokenizer());
         if (layout.size() != ts.size()) {
-            throw new WorkbenchException("cannot write .cact: head tensors do not match " + heads + " probe heads");
+            throw new WorkbenchException("cannot write .cact: head tensors do not match " + extras.heads() + " probe heads");
         }
         long[] offsets = new long[ts.size()];
         long end = CactFormat.recordOffset(ts.size());

@@ -12,9 +12,16 @@ import java.nio.file.Path;
  * @param config a checkpoint supplying config, step and run (and leaves a .cact lacks) for a
  *     checkpoint output, or the geometry of a state dict input without {@code base}
  * @param dtype null (keep each tensor's dtype), "f32" or "f16" for state-dict outputs and .cact inputs
+ * @param group the CQ group of a fresh .cact, 64 or 128 (null: 128, upstream build_export's default)
  */
 public record ConvertRequest(Path input, Path output, String bitsMap, Path lora, Path base, Path tokenizer, Path config,
-        String dtype, boolean allowExtraParams) {
+        String dtype, boolean allowExtraParams, Integer group) {
+
+    /** A request with the default CQ group. */
+    public ConvertRequest(Path input, Path output, String bitsMap, Path lora, Path base, Path tokenizer, Path config,
+            String dtype, boolean allowExtraParams) {
+        this(input, output, bitsMap, lora, base, tokenizer, config, dtype, allowExtraParams, null);
+    }
 
     /** The files the output is made from (never overwritten). */
     public Path[] inputs() {

@@ -23,6 +23,7 @@ import dev.needlewb.converter.names.Storage;
 import dev.needlewb.converter.names.Transform;
 import dev.needlewb.converter.tokenizer.SentencePieceModel;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -109,6 +110,12 @@ public final class Converter {
             if (r.base() != null && to != Format.CACT) throw new WorkbenchException("--base applies to a .cact output only");
             if (r.base() != null && r.bitsMap() != null) throw new WorkbenchException("--bits-map does not apply with --base: the base fixes each tensor's width");
             if (r.bitsMap() != null && to != Format.CACT) throw new WorkbenchException("--bits-map applies to a .cact output only");
+            if (r.group() != null && (to != Format.CACT || r.base() != null)) {
+                throw new WorkbenchException("--group applies to a fresh .cact output only (with --base the base fixes each tensor's group)");
+            }
+            if (r.group() != null && r.group() != CactFormat.GROUPS[0] && r.group() != CactFormat.GROUPS[1]) {
+                throw new WorkbenchException("--group must be " + CactFormat.GROUPS[0] + " or " + CactFormat.GROUPS[1] + ", not " + r.group());
+            }
             if (r.dtype() != null && !r.dtype().equals("f32") && !r.dtype().equals("f16")) {
                 throw new WorkbenchException("--dtype must be f32 or f16, not " + r.dtype());
             }
@@ -164,7 +171,11 @@ public final class Converter {
         }
 
         private byte[] tokenizer(Path file) throws WorkbenchException {
-            if (file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".cact")) return openCact(file).tokenizerBlob().toArray(ValueLayout.JAVA_BYTE);
+            if (file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".cact")) {
+                MemorySegment blob = openCact(file).tokenizerBlob();
+                if (blob == null) throw new WorkbenchException(file + ": --tokenizer: this .cact has no tokenizer (exported without one)");
+                return blob.toArray(ValueLayout.JAVA_BYTE);
+            }
             return SentencePieceModel.read(file).toVocab().toBytes();
         }
 
@@ -174,6 +185,11 @@ public final class Converter {
             Object configured = meta == null ? null : meta.config().get("weight_bits");
             if (configured instanceof String s && !s.isBlank()) return BitsMap.parse(s);
             return BitsMap.parse("4");
+        }
+
+        /** The CQ group of a fresh .cact: --group, else upstream's 128. */
+        private int group() {
+            return request.group() == null ? CactExporter.GROUP : request.group();
         }
 
         Plan plan() throws WorkbenchException {
@@ -192,9 +208,9 @@ public final class Converter {
                         q = r.dtype() == CactDType.CQ ? TensorConversion.cq(r.bits(), r.group()) : r.dtype().name().toLowerCase(Locale.ROOT);
                         bytes = r.nbytes();
                     } else {
-                        q = quantization(row, bits);
+                        q = quantization(row, bits, group());
                         bytes = row.storage() == Storage.RAW ? weights.tokenizer().length
-                                : row.storage() == Storage.CQ ? TensorBytes.of(CactDType.CQ, longs(row.shape()), CactExporter.GROUP, bits.recordBitsFor(row.name()))
+                                : row.storage() == Storage.CQ ? TensorBytes.of(CactDType.CQ, longs(row.shape()), group(), bits.recordBitsFor(row.name()))
                                 : 2 * NpyArray.elementCount(row.shape());
                     }
                     rows.add(new PlanRow(row.name(), row.name(), row.transform(), q, bytes));
@@ -219,7 +235,7 @@ public final class Converter {
                 long total = weights.names().cactRows().size();
                 CactExporter.Result r = base != null
                         ? CactRebuilder.rebuild(weights, base, n -> listener.progress(n, total))
-                        : CactExporter.export(weights, bits(), n -> listener.progress(n, total));
+                        : CactExporter.export(weights, bits(), group(), n -> listener.progress(n, total));
                 CactWriter.write(r.model(), request.output(), inputs);
                 return new Result(from, to, r.tensors());
             }
@@ -280,9 +296,9 @@ public final class Converter {
             return new ModelWeights(weights.names(), out, weights.tokenizer());
         }
 
-        private static String quantization(NameRow row, BitsMap bits) {
+        private static String quantization(NameRow row, BitsMap bits, int group) {
             return switch (row.storage()) {
-                case CQ -> TensorConversion.cq(bits.recordBitsFor(row.name()), CactExporter.GROUP);
+                case CQ -> TensorConversion.cq(bits.recordBitsFor(row.name()), group);
                 case FP16 -> "fp16";
                 case RAW -> "raw";
                 case CHECKPOINT_ONLY -> "-";

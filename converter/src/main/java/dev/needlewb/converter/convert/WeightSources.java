@@ -11,6 +11,8 @@ import dev.needlewb.converter.io.NpyArray;
 import dev.needlewb.converter.names.NameMap;
 import dev.needlewb.converter.names.NameRow;
 import dev.needlewb.converter.names.Transform;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -55,7 +57,8 @@ public final class WeightSources {
         }, n -> {});
         SequencedMap<String, NpyArray> out = new LinkedHashMap<>();
         for (int i = 0; i < rows.size(); i++) out.put(rows.get(i).name(), arrays.get(i));
-        return new ModelWeights(names, out, file.tokenizerBlob().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        MemorySegment tokenizer = file.tokenizerBlob();
+        return new ModelWeights(names, out, tokenizer == null ? null : tokenizer.toArray(ValueLayout.JAVA_BYTE));
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.needlewb.converter.export;
 
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactDType;
+import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.converter.cact.CactModel;
 import dev.needlewb.converter.cact.CactTensor;
 import dev.needlewb.converter.convert.ModelWeights;
@@ -21,18 +22,19 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntConsumer;
 
 /**
  * Builds a {@code .cact} from weights as upstream's {@code export.build_export} does: the
  * canonical tensor order of the name map, CQ matrices at the bits map's width in groups of 128
- * (header codebook of that group), every other tensor float16 (round to nearest even), a
+ * or 64 ({@code build_export(group=...)}; header codebook of that group), every other tensor float16 (round to nearest even), a
  * {@code heads.manifest} of the heads present, the contrastive bias as zeros when the source has
  * none, and the tokenizer blob last. Geometry and kv_window come from the name map.
  */
 public final class CactExporter {
-    /** Upstream's CQ group. */
+    /** Upstream's CQ group: build_export's default, which export.main never changes. */
     public static final int GROUP = 128;
 
     /** The model and what happened to each tensor, in file order. */
@@ -40,22 +42,35 @@ public final class CactExporter {
 
     private CactExporter() {}
 
-    /** @param progress called with the number of tensors done after each one */
+    /** Export in upstream's default group of 128. */
     public static Result export(ModelWeights w, BitsMap bits, IntConsumer progress) throws WorkbenchException {
+        return export(w, bits, GROUP, progress);
+    }
+
+    /**
+     * @param group the CQ group of every matrix, one of {@code CactFormat.GROUPS}
+     * @param progress called with the number of tensors done after each one
+     */
+    public static Result export(ModelWeights w, BitsMap bits, int group, IntConsumer progress) throws WorkbenchException {
+        if (group != CactFormat.GROUPS[0] && group != CactFormat.GROUPS[1]) {
+            throw new WorkbenchException("CQ group " + group + ": the workbench writes groups " + Arrays.toString(CactFormat.GROUPS));
+        }
         NameMap names = w.names();
         Geometry g = names.geometry();
         byte[] tokenizer = w.tokenizer();
+        // export.main always passes get_tokenizer(config.vocab_size); only the build_export API
+        // writes a file without one, which the reader accepts (a base without one keeps none)
         if (tokenizer == null) throw new WorkbenchException("a .cact needs a tokenizer: pass --tokenizer tok.model or FILE.cact");
         checkTokenizer(tokenizer, g);
         List<NameRow> rows = names.cactRows();
-        List<Encoded> done = ParallelTensors.map(rows.size(), i -> encode(w, rows.get(i), bits, tokenizer), progress);
+        List<Encoded> done = ParallelTensors.map(rows.size(), i -> encode(w, rows.get(i), bits, group, tokenizer), progress);
         List<CactTensor> tensors = new ArrayList<>();
         List<TensorConversion> report = new ArrayList<>();
         for (Encoded e : done) {
             tensors.add(e.tensor());
             report.add(e.conversion());
         }
-        return new Result(new CactModel(g, Codebooks.headerCodebook(GROUP), tensors), report);
+        return new Result(new CactModel(g, Codebooks.headerCodebook(group), tensors), report);
     }
 
     /** An encoded tensor and what happened to it. */
@@ -64,7 +79,7 @@ public final class CactExporter {
     /** A blob and how far the values it decodes to are from the source: max abs and RMS. */
     record Blob(byte[] bytes, double maxAbsChange, double rmsChange) {}
 
-    private static Encoded encode(ModelWeights w, NameRow row, BitsMap bits, byte[] tokenizer) throws WorkbenchException {
+    private static Encoded encode(ModelWeights w, NameRow row, BitsMap bits, int group, byte[] tokenizer) throws WorkbenchException {
         long[] shape = longs(row.shape());
         return switch (row.storage()) {
             case RAW -> new Encoded(CactTensor.of(row.name(), CactDType.RAW, new long[0], 0, 0, tokenizer),
@@ -72,9 +87,9 @@ public final class CactExporter {
             case CQ -> {
                 int b = bits.recordBitsFor(row.name());
                 float[] source = w.tensor(row).asFloats();
-                Blob blob = encodeCq(row.name(), CqQuantizer.of(b, GROUP), source, row.shape()[0], row.shape()[1]);
-                yield new Encoded(new CactTensor(row.name(), CactDType.CQ, shape, GROUP, b, MemorySegment.ofArray(blob.bytes())),
-                        new TensorConversion(row.name(), row.transform(), TensorConversion.cq(b, GROUP), b, GROUP, false, blob.maxAbsChange(), blob.rmsChange(), -1, -1));
+                Blob blob = encodeCq(row.name(), CqQuantizer.of(b, group), source, row.shape()[0], row.shape()[1]);
+                yield new Encoded(new CactTensor(row.name(), CactDType.CQ, shape, group, b, MemorySegment.ofArray(blob.bytes())),
+                        new TensorConversion(row.name(), row.transform(), TensorConversion.cq(b, group), b, group, false, blob.maxAbsChange(), blob.rmsChange(), -1, -1));
             }
             default -> {
                 float[] source = fp16Source(w, row, w.names());
@@ -124,7 +139,11 @@ public final class CactExporter {
         return new double[] {max, source.length == 0 ? 0 : Math.sqrt(sum / source.length)};
     }
 
-    /** Float16 bits (round to nearest even); non-finite weights are refused. */
+    /**
+     * Float16 bits (round to nearest even), as {@code np.asarray(arr, np.float16)}. Non-finite
+     * weights and float16 overflow are refused: upstream would write them silently (NaN, or inf
+     * past 65504), which no trained model holds; the workbench names the tensor instead.
+     */
     static Blob encodeHalf(String name, float[] values) throws WorkbenchException {
         ByteBuffer blob = ByteBuffer.allocate(values.length * 2).order(ByteOrder.LITTLE_ENDIAN);
         float[] decoded = new float[values.length];
@@ -156,7 +175,7 @@ public final class CactExporter {
         };
     }
 
-    /** Upstream refuses a tokenizer whose vocabulary differs from the config's. */
+    /** Upstream's _pack_cact refuses a tokenizer whose vocabulary differs from the config's. */
     private static void checkTokenizer(byte[] blob, Geometry g) throws WorkbenchException {
         if (blob.length < 4) throw new WorkbenchException("tokenizer blob has " + blob.length + " bytes");
         long pieces = ByteBuffer.wrap(blob).order(ByteOrder.LITTLE_ENDIAN).getInt(0) & 0xFFFFFFFFL;

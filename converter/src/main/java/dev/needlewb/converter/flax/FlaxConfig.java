@@ -59,6 +59,14 @@ public record FlaxConfig(
         return f;
     }
 
+    /**
+     * What upstream's model and exporter need of a config (the same facts as
+     * {@code cact.GeometryRules}): positive sizes (architecture.py divides by num_heads and
+     * sqrt(2 * num_layers), indexes np.eye(mhc_lanes)), whole heads in attn_dim (the reshape into
+     * heads), GQA groups, at least one engram order (export._geometry divides by len(orders)),
+     * engram layers inside the stack (SimpleAttentionNetwork.setup asserts it); orders, slots and
+     * table width matter only when there are engram sites (_engram_kv returns None without).
+     */
     private void check() throws WorkbenchException {
         positive("vocab_size", vocabSize);
         positive("d_model", dModel);
@@ -68,15 +76,16 @@ public record FlaxConfig(
         positive("num_layers", numLayers);
         positive("max_seq_len", maxSeqLen);
         positive("mhc_lanes", mhcLanes);
-        positive("engram_slots", engramSlots);
         if (attnDim % numHeads != 0) throw bad("attn_dim " + attnDim + " is not a multiple of num_heads " + numHeads);
         if (numHeads % numKvHeads != 0) throw bad("num_heads " + numHeads + " is not a multiple of num_kv_heads " + numKvHeads);
         if (engramOrders.length == 0) throw bad("engram_orders is empty");
-        for (int o : engramOrders) if (o < 1) throw bad("engram order " + o + " is not positive");
         if (engramHeads < 0) throw bad("engram_heads " + engramHeads + " is negative");
         for (int l : engramLayers) {
             if (l < 0 || l >= numLayers) throw bad("engram layer " + l + " is outside 0.." + (numLayers - 1));
         }
+        if (engramLayers.length == 0) return;
+        positive("engram_slots", engramSlots);
+        for (int o : engramOrders) if (o < 1) throw bad("engram order " + o + " is not positive");
         if (engramSubDim() < 1) throw bad("d_model " + dModel + " is too small for " + engramTables() + " engram tables");
     }
 

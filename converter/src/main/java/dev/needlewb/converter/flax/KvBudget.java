@@ -3,7 +3,9 @@ package dev.needlewb.converter.flax;
 /**
  * Upstream's KV budget ({@code kv_budget_window} / {@code effective_kv_window}, SPEC section 5):
  * the widest window whose int8 K/V (one f32 scale per 32 values) plus the engram state fit in
- * 11.5 MiB per sequence, floored to a multiple of 32 and clamped to [160, max_seq_len].
+ * 11.5 MiB per sequence, floored to a multiple of 32, capped at max_seq_len and then raised to at
+ * least 160: {@code max(KV_WINDOW_MIN, min(window, max_seq_len))}. A model whose max_seq_len is
+ * below 160 therefore gets a window of 160, longer than its context (valid; it never binds).
  */
 public final class KvBudget {
     static final long BUDGET_BYTES = 11L * 1024 * 1024 + 512 * 1024;

@@ -42,11 +42,10 @@ final class NumpyArrays {
      * array is the reversed shape viewed through reversed axes), converted to C order.
      */
     static NpyArray fromMemory(NumpyDtype dtype, int[] memoryShape, int[] axes, byte[] raw) {
+        // Saturating at raw.length + 1 bounds the product without overflow and still lets a later
+        // zero dimension make it 0 (an empty array, e.g. the kernel of a Dense(0)).
         long count = 1;
-        for (int d : memoryShape) {
-            count *= d;
-            if (count > raw.length) break;
-        }
+        for (int d : memoryShape) count = Math.min(count * d, raw.length + 1L);
         if (count > raw.length || count * dtype.itemSize() != raw.length) {
             throw new PickleException("array data has " + raw.length + " bytes, not the size of shape "
                     + Arrays.toString(memoryShape) + " of " + dtype.littleEndianDescr());

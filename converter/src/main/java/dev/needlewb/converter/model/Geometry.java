@@ -62,9 +62,41 @@ public record Geometry(
         return engramSites.length;
     }
 
+    /**
+     * The index of the first engram site that repeats an earlier one's layer, or -1. Upstream
+     * allows it (Stack adds every site's injection at its layer); the workbench's forwards inject
+     * one site per layer.
+     */
+    public int repeatedSite() {
+        for (int i = 0; i < engramSites.length; i++) {
+            for (int j = 0; j < i; j++) {
+                if (engramSites[j] == engramSites[i]) return i;
+            }
+        }
+        return -1;
+    }
+
     /** Engram heads per order: tables = orders x heads. */
     public int engramHeads() {
         return engramOrders.length == 0 ? 0 : numEngramTables / engramOrders.length;
+    }
+
+    /**
+     * The sliding window the header's kv_window means over this model's context: kv_window when
+     * it is below max_seq_len, else 0 (none). kv_window 0 stores no window, and a window of
+     * max_seq_len or more never binds (upstream's kv_budget_window is at least 160 whatever the
+     * context, so the export of a small model carries a window longer than its context). The
+     * field is compared unsigned, as the header stores it.
+     */
+    public int slidingWindow() {
+        return kvWindow != 0 && Integer.compareUnsigned(kvWindow, maxSeqLen) < 0 ? kvWindow : 0;
+    }
+
+    /** {@link #slidingWindow} for a reader: {@code 256}, {@code none (kv_window 160 >= max_seq_len 128)} or {@code none (kv_window 0)}. */
+    public String slidingWindowText() {
+        if (slidingWindow() != 0) return Integer.toString(kvWindow);
+        if (kvWindow == 0) return "none (kv_window 0)";
+        return "none (kv_window " + Integer.toUnsignedString(kvWindow) + " >= max_seq_len " + maxSeqLen + ")";
     }
 
     public int qDim() {
@@ -108,6 +140,6 @@ public record Geometry(
                 + ", hada_n=" + hadaN + ", lanes=" + mhcLanes + ", engram slots=" + engramSlots
                 + " sub_dim=" + engramSubDim + " tables=" + numEngramTables + " orders="
                 + Arrays.toString(engramOrders) + " sites=" + Arrays.toString(engramSites)
-                + ", rope_theta=" + ropeTheta + ", kv_window=" + kvWindow + ", kv_bits=" + kvBits + "]";
+                + ", rope_theta=" + ropeTheta + ", kv_window=" + Integer.toUnsignedString(kvWindow) + ", kv_bits=" + kvBits + "]";
     }
 }

@@ -66,8 +66,13 @@ public final class NameMap {
      * ({@code checkpointOnly}: Flax path to shape, e.g. log_temp and the MTP branch).
      */
     public static NameMap of(Geometry g, List<HeadShape> heads, SequencedMap<String, int[]> checkpointOnly) {
+        return of(g, heads, checkpointOnly, true);
+    }
+
+    /** {@link #of(Geometry, List, SequencedMap)} with or without the tokenizer row (a .cact exported without one). */
+    public static NameMap of(Geometry g, List<HeadShape> heads, SequencedMap<String, int[]> checkpointOnly, boolean tokenizer) {
         List<ProbeHead> probeHeads = heads.stream().map(HeadShape::head).toList();
-        CactLayout layout = CactLayout.of(g, probeHeads);
+        CactLayout layout = CactLayout.of(g, probeHeads, tokenizer);
         List<NameRow> rows = new ArrayList<>();
         for (CactLayout.Slot slot : layout.slots()) rows.add(row(g, slot, heads));
         for (var e : checkpointOnly.entrySet()) {
@@ -101,7 +106,7 @@ public final class NameMap {
                 heads.add(new HeadShape(h, (int) probes.dim(0), (int) file.tensor(h.key() + ".proj").dim(0)));
             }
         }
-        return of(file.geometry(), heads, new LinkedHashMap<>());
+        return of(file.geometry(), heads, new LinkedHashMap<>(), file.hasTokenizer());
     }
 
     /** The released layout of a geometry: both probe heads (contrastive 4 x 128, confidence 8 x 1), no MTP. */

@@ -20,7 +20,8 @@ import java.util.SplittableRandom;
  * with the default scheme {@code embedding=4,mhc=4,default=2}, group 128: embedding and
  * mhc_phi_* CQ4, every other matrix CQ2, random codes and FP16 group norms around a trained
  * model's (~0.02 * sqrt(128)), random small FP16 vectors, optional probe heads (contrastive P=4,
- * out=128, zero bias; confidence P=8, out=1) and the given RAW tokenizer blob.
+ * out=128, zero bias; confidence P=8, out=1) and the given RAW tokenizer blob (none when null,
+ * as upstream's {@code build_export} without a tokenizer).
  */
 public final class SyntheticCact {
     public static final int GROUP = 128;
@@ -30,7 +31,7 @@ public final class SyntheticCact {
     /** Builds the model; {@code heads} in any order (written canonically). */
     public static CactModel build(Geometry geometry, long seed, List<ProbeHead> heads, byte[] tokenizerBlob) {
         List<ProbeHead> canonical = heads.stream().distinct().sorted().toList();
-        CactLayout layout = CactLayout.of(geometry, canonical);
+        CactLayout layout = CactLayout.of(geometry, canonical, tokenizerBlob != null);
         SplittableRandom rnd = new SplittableRandom(seed);
         List<CactTensor> tensors = new ArrayList<>(layout.size());
         long probes = 0;

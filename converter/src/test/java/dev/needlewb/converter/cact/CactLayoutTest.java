@@ -18,14 +18,21 @@ class CactLayoutTest {
     }
 
     @Test
-    void recordCountDecidesTheProbeHeads() {
+    void recordCountDecidesTheProbeHeadsAndTheTokenizer() {
         Geometry g = Geometry.needle2();
-        assertThat(CactLayout.coreCount(g)).isEqualTo(1 + 14 * 27 + 9 + 4 * 2 + 1);
-        assertThat(CactLayout.headCount(g, CactLayout.coreCount(g) + 1)).isZero();
-        assertThat(CactLayout.headCount(g, CactLayout.coreCount(g) + 1 + 4)).isEqualTo(1);
-        assertThat(CactLayout.headCount(g, 405)).isEqualTo(2);
-        assertThat(CactLayout.headCount(g, 406)).isEqualTo(-1);
-        assertThat(CactLayout.headCount(g, 405 + 3)).as("at most two kinds of head").isEqualTo(-1);
+        long core = CactLayout.coreCount(g);
+        assertThat(core).isEqualTo(1 + 14 * 27 + 9 + 4 * 2 + 1);
+        assertThat(CactLayout.extras(g, core + 1)).isEqualTo(new CactLayout.Extras(0, true));
+        assertThat(CactLayout.extras(g, core + 1 + 4)).isEqualTo(new CactLayout.Extras(1, true));
+        assertThat(CactLayout.extras(g, 405)).isEqualTo(new CactLayout.Extras(2, true));
+        // build_export(tokenizer=None): the same counts one lower
+        assertThat(CactLayout.extras(g, core)).isEqualTo(new CactLayout.Extras(0, false));
+        assertThat(CactLayout.extras(g, core + 4)).isEqualTo(new CactLayout.Extras(1, false));
+        assertThat(CactLayout.extras(g, 404)).isEqualTo(new CactLayout.Extras(2, false));
+        assertThat(CactLayout.extras(g, 406)).isNull();
+        assertThat(CactLayout.extras(g, core - 1)).isNull();
+        assertThat(CactLayout.extras(g, 405 + 3)).as("at most two kinds of head").isNull();
+        assertThat(CactLayout.of(g, List.of(), false).slots()).noneMatch(s -> s.kind() == CactLayout.Kind.TOKENIZER);
     }
 
     @Test
@@ -50,7 +57,33 @@ class CactLayoutTest {
         Geometry siteOutside = new Geometry(8192, 512, 8, 4, 27, 64, 2048, 512, 4, 8192, 128, 4, 4, 3,
                 new int[] {2, 3}, new int[] {2, 27}, 100000f, 256, 8);
         assertThat(GeometryRules.check(siteOutside).problem()).contains("engram site 27 is not a layer");
-        assertThat(GeometryRules.check(g.withKv(4096, 8)).problem()).contains("kv_window 4096");
+        // Upstream's effective_kv_window exceeds max_seq_len when the budget's floor of 160 does,
+        // and build_export takes any kv_window: every u32 is valid.
+        assertThat(GeometryRules.check(g.withKv(4096, 8))).isNull();
+        assertThat(GeometryRules.check(g.withKv(-1, 8))).isNull();
+        assertThat(g.withKv(4096, 8).slidingWindow()).isZero();
+        assertThat(g.withKv(-1, 8).slidingWindowText()).isEqualTo("none (kv_window 4294967295 >= max_seq_len 2048)");
+        assertThat(g.withKv(2048, 8).slidingWindowText()).isEqualTo("none (kv_window 2048 >= max_seq_len 2048)");
+        assertThat(g.withKv(2047, 8).slidingWindow()).isEqualTo(2047);
+        assertThat(g.withKv(0, 8).slidingWindowText()).isEqualTo("none (kv_window 0)");
+        // kv_bits: int(config.kv_bits or 8) is never 0; any other width is upstream's
+        assertThat(GeometryRules.check(g.withKv(256, 6))).isNull();
+        assertThat(GeometryRules.check(g.withKv(256, 0)).problem()).contains("kv_bits 0 must be between 1 and 2^31-1");
+        // Stack adds both injections of a repeated site: valid (the engines refuse it, see CactNotes)
+        Geometry repeated = new Geometry(8192, 512, 8, 4, 27, 64, 2048, 512, 4, 8192, 128, 4, 4, 3,
+                new int[] {2, 3}, new int[] {2, 2}, 100000f, 256, 8);
+        assertThat(GeometryRules.check(repeated)).isNull();
+        assertThat(CactNotes.geometry(repeated)).anyMatch(n -> n.contains("repeat layer 2"));
+        // Without engram sites the engram fields are never read: upstream writes what the config holds
+        Geometry noSites = new Geometry(8192, 512, 8, 4, 27, 64, 2048, 512, 4, 0, 256, 2, 4, 0,
+                new int[] {0, 0}, new int[0], 100000f, 256, 8);
+        assertThat(GeometryRules.check(noSites)).isNull();
+        Geometry zeroOrder = new Geometry(8192, 512, 8, 4, 27, 64, 2048, 512, 4, 8192, 256, 2, 4, 3,
+                new int[] {0, 3}, new int[] {2}, 100000f, 256, 8);
+        assertThat(GeometryRules.check(zeroOrder).problem()).contains("engram order 0 must be between 1 and 2^31-1");
+        Geometry zeroTheta = new Geometry(8192, 512, 8, 4, 27, 64, 2048, 512, 4, 8192, 128, 4, 4, 3,
+                new int[] {2, 3}, new int[] {2, 15}, 0f, 256, 8);
+        assertThat(GeometryRules.check(zeroTheta).problem()).contains("rope_theta 0.0 must be positive");
         Geometry badSubDim = new Geometry(8192, 512, 8, 4, 27, 64, 2048, 512, 4, 8192, 64, 4, 4, 3,
                 new int[] {2, 3}, new int[] {2, 15}, 100000f, 256, 8);
         assertThat(GeometryRules.check(badSubDim).problem()).contains("engram_sub_dim 64 must be d_model / tables = 512 / 4 = 128");

@@ -52,6 +52,14 @@ class FlaxConfigTest {
         huge.put("num_layers", 400L);
         huge.remove("kv_window");
         assertThat(KvBudget.effectiveWindow(FlaxConfig.of(huge))).isEqualTo(160);
+        // A context below the floor: min(704, 128) = 128, then max(160, 128) = 160, longer than the
+        // context (valid: the window never binds); a configured kv_window below that still wins.
+        Map<String, Object> shortContext = needle2();
+        shortContext.put("max_seq_len", 128L);
+        shortContext.remove("kv_window");
+        assertThat(KvBudget.effectiveWindow(FlaxConfig.of(shortContext))).isEqualTo(160);
+        shortContext.put("kv_window", 100L);
+        assertThat(KvBudget.effectiveWindow(FlaxConfig.of(shortContext))).isEqualTo(100);
     }
 
     @Test

@@ -72,6 +72,9 @@ final class BenchCommand implements Callable<Integer> {
 
     private long jvmBaselineKib = PeakRss.UNAVAILABLE;
     private long kvBytes;
+    /** The engine's window in effect and its source (the same every run). */
+    private int window;
+    private String windowText;
 
     @Override
     public Integer call() throws WorkbenchException, IOException {
@@ -103,8 +106,11 @@ final class BenchCommand implements Callable<Integer> {
         body.put("warmup", warmup);
         body.put("repetitions", repetitions);
         body.put("prompt_text", prompt);
+        body.put("window", window);
+        body.put("window_text", windowText);
         summary.fill(body);
-        String markdown = summary.markdown(model, options, warmup, repetitions, List.of(input)) + prefillNote(body);
+        String markdown = summary.markdown(model, options, warmup, repetitions, List.of(input)) + prefillNote(body)
+                + String.format(Locale.ROOT, "%nWindow: %s.%n", windowText);
         List<Path> written = ReportFiles.write(out, "bench", report, markdown, null, model);
         PrintWriter stdout = spec.commandLine().getOut();
         stdout.print(markdown);
@@ -136,6 +142,8 @@ final class BenchCommand implements Callable<Integer> {
                             .generate(ids, newTokens, Sampler.greedy(), false, null);
                     long rssAfter = ProcStatus.residentKib();
                     kvBytes = r.kvCacheBytes();
+                    window = engine.window();
+                    windowText = engine.windowText();
                     long growth = rssBefore == PeakRss.UNAVAILABLE || rssAfter == PeakRss.UNAVAILABLE ? PeakRss.UNAVAILABLE : rssAfter - rssBefore;
                     return new BenchRun(loaded - start, tokenized - setUp, ids.length, r.generatedIds().length, r.timings(), growth);
                 }

@@ -32,6 +32,10 @@ final class ConvertCommand implements Callable<Integer> {
             description = "CQ widths of a fresh .cact: e.g. embedding=4,mhc=4,default=2 or one width (2, 3, 4, 1.58). Default: the checkpoint's weight_bits, else 4.")
     String bitsMap;
 
+    @Option(names = "--group", paramLabel = "64|128",
+            description = "CQ group of a fresh .cact (upstream build_export's group argument; default 128).")
+    Integer group;
+
     @Option(names = "--lora", paramLabel = "ADAPTER.pkl", description = "Merge this upstream LoRA adapter into the checkpoint input first.")
     Path lora;
 
@@ -60,7 +64,7 @@ final class ConvertCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws WorkbenchException, IOException {
-        ConvertRequest request = new ConvertRequest(input, output, bitsMap, lora, base, tokenizer, config, dtype, allowExtraParams);
+        ConvertRequest request = new ConvertRequest(input, output, bitsMap, lora, base, tokenizer, config, dtype, allowExtraParams, group);
         PrintWriter out = spec.commandLine().getOut();
         if (dryRun) {
             out.print(plan(Converter.plan(request)));

@@ -113,6 +113,7 @@ final class GenerateCommand implements Callable<Integer> {
                     node.put("stop_reason", r.stopReason().name().toLowerCase(Locale.ROOT));
                     node.put("sinks", options.sinks());
                     node.put("window", engine.window());
+                    node.put("window_text", engine.windowText());
                     node.put("prefill", prefillArgument.name());
                     out.println(node.toPrettyString());
                 } else {

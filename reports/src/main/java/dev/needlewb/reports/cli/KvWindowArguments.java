@@ -7,7 +7,7 @@ import picocli.CommandLine.Option;
 /** Overrides of the attention window: {@code --window} replaces the header's kv_window, {@code --sinks} pins leading positions. */
 final class KvWindowArguments {
     @Option(names = "--window", paramLabel = "N",
-            description = "Sliding KV window in positions, 0 = none (default: the header's kv_window).")
+            description = "Sliding KV window in positions, 0 = none (default: the header's kv_window; none when that is 0 or at least max_seq_len).")
     Integer window;
 
     @Option(names = "--sinks", paramLabel = "K",

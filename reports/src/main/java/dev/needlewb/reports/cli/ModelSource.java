@@ -41,7 +41,8 @@ record ModelSource(Geometry geometry, Map<String, NpyArray> flaxParams, byte[] t
                 try (CactFile cact = CactFile.open(like)) {
                     NameMap names = NameMap.of(cact);
                     ModelWeights w = WeightSources.fromStateDict(StateDictFiles.read(model, Format.of(model)), names, model);
-                    yield fromWeights(cact.geometry(), w.withTokenizer(cact.tokenizerBlob().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
+                    var tokenizer = cact.tokenizerBlob();
+                    yield fromWeights(cact.geometry(), tokenizer == null ? w : w.withTokenizer(tokenizer.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
                 }
             }
         };

@@ -11,6 +11,9 @@ final class ModelTokenizer {
     private ModelTokenizer() {}
 
     static Tokenizer of(CactFile cact) throws WorkbenchException {
+        if (!cact.hasTokenizer()) {
+            throw new WorkbenchException(cact.path() + ": this .cact has no tokenizer (exported without one); give token ids instead of text");
+        }
         TensorRecord record = cact.tensors().getLast();
         return new Tokenizer(TokenizerVocab.parse(cact.tokenizerBlob(), cact.path(), record.index(), record.offset()));
     }

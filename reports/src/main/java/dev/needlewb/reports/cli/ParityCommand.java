@@ -16,6 +16,7 @@ import dev.needlewb.reports.parity.ToleranceProfile;
 import dev.needlewb.reports.report.InputFile;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -95,9 +96,10 @@ final class ParityCommand implements Callable<Integer> {
         int[] ids;
         try (CactFile cact = CactFile.open(model)) {
             geometry = cact.geometry();
-            ids = input.resolve(cact.tokenizerBlob().toArray(ValueLayout.JAVA_BYTE), null, geometry.vocab());
+            MemorySegment tokenizer = cact.tokenizerBlob();
+            ids = input.resolve(tokenizer == null ? null : tokenizer.toArray(ValueLayout.JAVA_BYTE), null, geometry.vocab());
         }
-        int effectiveWindow = checkLength(ids.length, geometry);
+        Window effective = checkLength(ids.length, geometry);
 
         ReferenceSide side = referenceSide(geometry);
         ReferenceWeights weights = side.weights();
@@ -112,7 +114,7 @@ final class ParityCommand implements Callable<Integer> {
             references.add(new Parity.ReferenceRun(ReferenceModel.fromFlaxParams(side.own().flaxParams(), geometry),
                     null, profiles(modes, userProfile, null, quant)));
         }
-        ParityResult result = Parity.run(references, model, ids, effectiveWindow, sinks, modes, quant);
+        ParityResult result = Parity.run(references, model, ids, effective.size(), sinks, modes, quant);
 
         List<InputFile> inputs = new ArrayList<>();
         inputs.add(InputFile.of("model", model));
@@ -120,7 +122,7 @@ final class ParityCommand implements Callable<Integer> {
         if (like != null) inputs.add(InputFile.of("like", like));
         if (input.tokensFile != null) inputs.add(InputFile.of("tokens", input.tokensFile));
         if (profile != null && !ToleranceProfile.BUILT_IN.contains(profile)) inputs.add(InputFile.of("profile", Path.of(profile)));
-        ParityReport report = new ParityReport(result, weights, ids, effectiveWindow, sinks, inputs, CommandLines.of(spec));
+        ParityReport report = new ParityReport(result, weights, ids, effective.size(), effective.text(), sinks, inputs, CommandLines.of(spec));
         List<Path> written = ReportFiles.write(out, "parity", report.report(), report.markdown(), report.html(),
                 inputs.stream().map(InputFile::path).toArray(Path[]::new));
 
@@ -193,27 +195,33 @@ final class ParityCommand implements Callable<Integer> {
         return modes;
     }
 
+    /** The window both sides use (0 = none) and why, for the report. */
+    private record Window(int size, String text) {}
+
     /**
      * The window both sides use. A prompt must fit max_seq_len; one longer than the model's
      * kv_window needs an explicit --window (production attends through kv_window, a windowless
      * comparison would judge something production never computes); and one longer than --window
-     * needs sinks, or its later positions lose the BOS token, a state the model never saw.
+     * needs sinks, or its later positions lose the BOS token, a state the model never saw. A
+     * header kv_window of max_seq_len or more never binds ({@link Geometry#slidingWindow}).
      */
-    private int checkLength(int positions, Geometry g) throws WorkbenchException {
+    private Window checkLength(int positions, Geometry g) throws WorkbenchException {
         if (positions > g.maxSeqLen()) {
             throw new WorkbenchException("the prompt has " + positions + " tokens, more than the model's max_seq_len " + g.maxSeqLen());
         }
         if (window == null) {
-            if (g.kvWindow() > 0 && positions > g.kvWindow()) {
-                throw new WorkbenchException("the prompt has " + positions + " tokens, more than the model's kv_window " + g.kvWindow()
-                        + ": give --window " + g.kvWindow() + " --sinks K to compare what production computes, or --window 0 for no window");
+            int header = g.slidingWindow();
+            if (header == 0) return new Window(0, g.slidingWindowText());
+            if (positions > header) {
+                throw new WorkbenchException("the prompt has " + positions + " tokens, more than the model's kv_window " + header
+                        + ": give --window " + header + " --sinks K to compare what production computes, or --window 0 for no window");
             }
-            return 0;
+            return new Window(0, "none (the " + positions + "-token prompt fits the model's kv_window " + header + ")");
         }
         if (window > 0 && sinks == 0 && positions > window) {
             throw new WorkbenchException("the prompt has " + positions + " tokens, more than --window " + window
                     + " with no --sinks: positions from " + window + " on would not see the BOS token; give --sinks 1 (or more)");
         }
-        return window;
+        return new Window(window, window == 0 ? "none (--window 0)" : window + " (--window, " + sinks + " sinks)");
     }
 }

@@ -128,8 +128,10 @@ final class ReferenceCommand implements Callable<Integer> {
         int argmax = 0;
         for (int i = 1; i < last.length; i++) if (last[i] > last[argmax]) argmax = i;
         PrintWriter say = spec.commandLine().getOut();
-        say.printf(Locale.ROOT, "%s: %d tokens, %s path%s; last position argmax %d (logit %.6f); %d arrays in %.2f s%n",
-                out, ids.length, cached ? "cached" : "full-sequence", quant ? ", quant" : "", argmax, last[argmax],
+        String windowText = window > 0 ? window + " (--window, " + sinks + " sinks)"
+                : "none (header window: " + source.geometry().slidingWindowText() + ")";
+        say.printf(Locale.ROOT, "%s: %d tokens, %s path%s, window %s; last position argmax %d (logit %.6f); %d arrays in %.2f s%n",
+                out, ids.length, cached ? "cached" : "full-sequence", quant ? ", quant" : "", windowText, argmax, last[argmax],
                 arrays.size(), (System.nanoTime() - t0) / 1e9);
         say.flush();
         return 0;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.cact.CactNotes;
 import dev.needlewb.converter.cact.CactSummary;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.model.Geometry;
@@ -38,6 +39,8 @@ public final class InspectReport {
         body.put("file_bytes", file.fileBytes());
         body.put("sha256", file.sha256());
         body.set("geometry", Report.JSON.valueToTree(geometryFields(file.geometry())));
+        ArrayNode notes = body.putArray("notes");
+        CactNotes.of(file).forEach(notes::add);
         ArrayNode cb = body.putArray("codebook");
         for (float v : file.codebook()) cb.add(v);
         ArrayNode tensors = body.putArray("tensors");
@@ -92,8 +95,9 @@ public final class InspectReport {
         m.put("engram_orders", g.engramOrders());
         m.put("engram_layers", g.engramSites());
         m.put("rope_theta", g.ropeTheta());
-        m.put("kv_window", g.kvWindow());
-        m.put("kv_bits", g.kvBits());
+        m.put("kv_window", Integer.toUnsignedLong(g.kvWindow()));
+        m.put("sliding_window", g.slidingWindowText());
+        m.put("kv_bits", Integer.toUnsignedLong(g.kvBits()));
         return m;
     }
 
@@ -106,6 +110,11 @@ public final class InspectReport {
         md.heading(2, "Geometry");
         geometryFields(file.geometry()).forEach((k, v) -> md.item(k, v instanceof int[] a ? Arrays.toString(a) : v));
         md.blank();
+        List<String> notes = CactNotes.of(file);
+        if (!notes.isEmpty()) {
+            md.heading(2, "Notes");
+            notes.forEach(md::paragraph);
+        }
         md.heading(2, "Summary");
         List<List<String>> rows = new ArrayList<>();
         for (CactSummary.Category c : CactSummary.Category.values()) {

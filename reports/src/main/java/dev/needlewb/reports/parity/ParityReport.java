@@ -28,7 +28,7 @@ public final class ParityReport {
     private final List<InputFile> inputs;
     private final Report report;
 
-    public ParityReport(ParityResult result, ReferenceWeights weights, int[] tokens, int window, int sinks,
+    public ParityReport(ParityResult result, ReferenceWeights weights, int[] tokens, int window, String windowText, int sinks,
                         List<InputFile> inputs, String[] commandLine) {
         this.result = result;
         this.weights = weights;
@@ -40,6 +40,7 @@ public final class ParityReport {
         ArrayNode ids = body.putArray("tokens");
         for (int t : tokens) ids.add(t);
         body.put("window", window);
+        body.put("window_text", windowText);
         body.put("sinks", sinks);
         ObjectNode w = body.putObject("reference_weights");
         w.put("source", weights.source());
@@ -180,6 +181,7 @@ public final class ParityReport {
         md.heading(1, "Parity: " + (passed() ? "PASS" : "FAIL"));
         md.paragraph(headline());
         md.item("reference weights", weights.describe());
+        md.item("window", report.body().path("window_text").asText());
         md.blank();
         md.table(SUMMARY_HEADERS.stream().map(h -> h.equals("comparison") || h.equals("profile") || h.equals("verdict")
                 || h.startsWith("worst") ? h : ">" + h).toList(), summaryRows());

@@ -80,9 +80,12 @@ class GenerateAndBenchCliTest {
         CliRun smallRun = CliRun.of(concat(concat(concat(concat(common, "--window"), "4"), "--sinks"), "2"));
         assertThat(smallRun.exit()).as(smallRun.err()).isZero();
         JsonNode small = JSON.readTree(smallRun.out());
-        // mini's header window (256) equals its max_seq_len, so "no window" sees exactly the same keys.
-        assertThat(header.get("window").asInt()).isEqualTo(256);
+        // mini's header window (256) equals its max_seq_len: it never binds, so the engine runs none.
+        assertThat(header.get("window").asInt()).isZero();
+        assertThat(header.get("window_text").asText()).isEqualTo("none (kv_window 256 >= max_seq_len 256)");
         assertThat(none.get("window").asInt()).isZero();
+        assertThat(none.get("window_text").asText()).isEqualTo("none (set for this run)");
+        assertThat(small.get("window_text").asText()).isEqualTo("4 (set for this run)");
         assertThat(none.get("generated_ids")).isEqualTo(header.get("generated_ids"));
         assertThat(small.get("window").asInt()).isEqualTo(4);
         assertThat(small.get("sinks").asInt()).isEqualTo(2);

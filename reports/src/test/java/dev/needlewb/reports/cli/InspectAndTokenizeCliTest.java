@@ -4,10 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.needlewb.converter.cact.CactWriter;
+import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.converter.synth.SyntheticCact;
+import dev.needlewb.converter.synth.SyntheticTokenizerBlob;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,6 +51,26 @@ class InspectAndTokenizeCliTest {
         assertThat(run.exit()).isEqualTo(Main.EXIT_USER_ERROR);
         assertThat(run.err().strip()).doesNotContain("\n").startsWith("needle-wb: " + truncated).contains("at byte");
         assertThat(CliRun.of("inspect", dir.resolve("missing.cact").toString()).err()).contains("missing.cact: cannot read: no such file");
+    }
+
+    /** Upstream's Stack adds both injections of two sites at one layer: a valid file the workbench's forwards cannot run. */
+    @Test
+    void repeatedEngramSitesAreANoteForInspectAndAOneLineRefusalForTheForwards(@TempDir Path dir) throws Exception {
+        Geometry m = Geometry.mini();
+        Geometry repeated = new Geometry(m.vocab(), m.dModel(), m.numHeads(), m.numKvHeads(), m.numLayers(), m.headDim(), m.maxSeqLen(),
+                m.hadaN(), m.mhcLanes(), m.engramSlots(), m.engramSubDim(), m.numEngramTables(), m.engramConvTaps(),
+                m.engramConvDilation(), m.engramOrders(), new int[] {1, 1}, m.ropeTheta(), m.kvWindow(), m.kvBits());
+        Path file = dir.resolve("repeated.cact");
+        CactWriter.write(SyntheticCact.build(repeated, 3, List.of(), SyntheticTokenizerBlob.of(m.vocab(), 6000)), file);
+        CliRun inspect = CliRun.of("inspect", file.toString());
+        assertThat(inspect.exit()).as(inspect.err()).isZero();
+        assertThat(inspect.out()).contains("engram sites [1, 1] repeat layer 1: upstream's Stack adds every site's injection");
+        CliRun parity = CliRun.of("parity", file.toString(), "--tokens", "2,5,6", "--out", dir.resolve("p").toString());
+        assertThat(parity.exit()).isEqualTo(Main.EXIT_USER_ERROR);
+        assertThat(parity.err().strip()).doesNotContain("\n").contains("engram site 1 repeats layer 1: the reference injects one site per layer");
+        CliRun generate = CliRun.of("generate", file.toString(), "--prompt", "hi");
+        assertThat(generate.exit()).isEqualTo(Main.EXIT_USER_ERROR);
+        assertThat(generate.err().strip()).doesNotContain("\n").contains("repeated.cact: at byte 104: engram site 1 repeats layer 1");
     }
 
     @Test

@@ -5,10 +5,11 @@ import dev.needlewb.engine.EngineOptions;
 import dev.needlewb.engine.kernel.NumericMode;
 import java.util.Locale;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
-/** The engine options shared by the commands that run the engine: numeric mode and threads. */
+/** The engine options shared by the commands that run the engine: numeric mode, threads, vector width. */
 final class EngineArguments {
     @Option(names = "--mode", paramLabel = "int8|exact", defaultValue = "int8", converter = ModeConverter.class,
             description = "int8: int8 activations and codebook in the packed kernels, 8-bit KV cache (production); exact: float32 activations and codebook in the same packed kernels, float32 KV cache (default: ${DEFAULT-VALUE}).")
@@ -17,9 +18,14 @@ final class EngineArguments {
     @Option(names = "--threads", paramLabel = "N", defaultValue = "2", description = "Threads for the matrix rows (default: ${DEFAULT-VALUE}).")
     int threads;
 
+    @Mixin
+    VectorBitsOption vectorBits;
+
     /** Production options (header window, header max_seq_len) with this mode and thread count. */
     EngineOptions options() throws WorkbenchException {
         if (threads < 1) throw new WorkbenchException("--threads must be at least 1, got " + threads);
+        String warning = vectorBits.check();
+        if (warning != null) System.err.println(warning);
         return EngineOptions.production().withMode(mode).withThreads(threads);
     }
 

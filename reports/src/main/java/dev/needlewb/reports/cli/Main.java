@@ -1,6 +1,7 @@
 package dev.needlewb.reports.cli;
 
 import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.simd.VectorWidth;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.AccessDeniedException;
@@ -27,6 +28,14 @@ public final class Main implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        VectorBitsOption.applyEarly(args);
+        try {
+            VectorWidth.describe();
+        } catch (ExceptionInInitializerError | IllegalArgumentException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            System.err.println("needle-wb: " + cause.getMessage());
+            System.exit(EXIT_USER_ERROR);
+        }
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }
 

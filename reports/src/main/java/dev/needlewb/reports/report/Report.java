@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.needlewb.converter.simd.VectorWidth;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -72,6 +73,7 @@ public final class Report {
         md.item("tool", "needle-wb " + env.toolVersion());
         md.item("JVM", env.javaVendor() + " " + env.javaVersion() + " " + String.join(" ", env.jvmFlags()));
         md.item("CPU", env.cpuModel() + ", " + env.availableProcessors() + " processors, " + String.join(" ", env.simdFlags()));
+        md.item("vectors", VectorWidth.describe());
         md.item("OS", env.os());
     }
 }

@@ -1,5 +1,7 @@
 package dev.needlewb.reports.report;
 
+import dev.needlewb.converter.simd.VectorWidth;
+import dev.needlewb.engine.kernel.Lanes;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -8,7 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The facts every report records about where it ran: tool version, JVM, flags, CPU. */
+/** The facts every report records about where it ran: tool version, JVM, flags, CPU, vector width. */
 public record RunEnvironment(
         String toolVersion,
         String javaVersion,
@@ -17,7 +19,21 @@ public record RunEnvironment(
         String cpuModel,
         List<String> cpuFlags,
         int availableProcessors,
-        String os) {
+        String os,
+        Vectors vectors) {
+
+    /**
+     * The vector width the kernels ran at ({@link VectorWidth}): bits in use, the machine's widest
+     * compiled width, where the choice came from, whether it is SIMD here, and how the engine's 16
+     * logical lanes map onto it (1, 2 or 4 physical vectors).
+     */
+    public record Vectors(int bits, int machineBits, String source, boolean simd, String floatSpecies, int engineLogicalLanes,
+            int engineVectorsPerLogical) {
+        static Vectors current() {
+            return new Vectors(VectorWidth.BITS, VectorWidth.MACHINE_BITS, VectorWidth.SOURCE, VectorWidth.nativeWidth(),
+                    VectorWidth.FLOATS.toString(), Lanes.LOGICAL, Lanes.PARTS);
+        }
+    }
 
     public static RunEnvironment current() {
         String version = RunEnvironment.class.getPackage().getImplementationVersion();
@@ -31,7 +47,8 @@ public record RunEnvironment(
                 cpu.getOrDefault("model name", System.getProperty("os.arch")),
                 flags.isBlank() ? List.of() : List.of(flags.trim().split("\\s+")),
                 Runtime.getRuntime().availableProcessors(),
-                System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
+                Vectors.current());
     }
 
     /** The first processor's entries of /proc/cpuinfo; empty where it does not exist. */

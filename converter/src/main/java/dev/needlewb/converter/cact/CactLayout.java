@@ -33,15 +33,14 @@ public final class CactLayout {
     private static final Set<CactDType> NUMERIC = Collections.unmodifiableSet(EnumSet.of(CactDType.FP16, CactDType.FP32));
     private static final Set<CactDType> RAW = Collections.unmodifiableSet(EnumSet.of(CactDType.RAW));
 
-    /** One position of the layout: the table's tensor and its shape, null for the probe-head tensors. */
-    public record Slot(TensorName id, long[] shape) {
+    /**
+     * One position of the layout: the table's tensor, its name (filled in once: the reader looks
+     * slots up by name) and its shape, null for the probe-head tensors.
+     */
+    public record Slot(TensorName id, String name, long[] shape) {
         @Override
         public long[] shape() {
             return shape == null ? null : shape.clone();
-        }
-
-        public String name() {
-            return id.name();
         }
 
         public ModelTensor tensor() {
@@ -96,7 +95,7 @@ public final class CactLayout {
     /** The layout of {@code g} with the given probe heads (canonical order), with or without the tokenizer. */
     public static CactLayout of(Geometry g, List<ProbeHead> heads, boolean tokenizer) {
         List<Slot> s = new ArrayList<>();
-        for (TensorName t : ModelTensor.expand(g, heads, tokenizer)) s.add(new Slot(t, t.tensor().shape(g, heads.size(), null)));
+        for (TensorName t : ModelTensor.expand(g, heads, tokenizer)) s.add(new Slot(t, t.name(), t.tensor().shape(g, heads.size(), null)));
         return new CactLayout(s);
     }
 

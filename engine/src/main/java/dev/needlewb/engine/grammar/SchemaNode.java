@@ -5,30 +5,33 @@ import java.util.List;
 /** A compiled JSON-schema value, as the byte automaton needs it. */
 /** Containers compare by identity: frames hash them on every mask lookup, and one compiled node is one place in the grammar. */
 sealed interface SchemaNode {
-    /** Bytes of the shortest compact JSON value this node accepts. */
+    /** Bytes of the shortest compact JSON value this node accepts (worked out once, when the node is made). */
     int minBytes();
 
-    record StringNode(StringRule rule) implements SchemaNode {
-        public int minBytes() {
-            return 1 + rule.need(0, 0);
+    record StringNode(StringRule rule, int minBytes) implements SchemaNode {
+        StringNode(StringRule rule) {
+            this(rule, 1 + rule.need(0, 0));
         }
     }
 
-    record NumberNode(NumberRule rule) implements SchemaNode {
-        public int minBytes() {
-            return rule.need("");
+    record NumberNode(NumberRule rule, int minBytes) implements SchemaNode {
+        NumberNode(NumberRule rule) {
+            this(rule, rule.need(""));
         }
     }
 
     /** enum, const, boolean and null: a fixed set of compact JSON spellings. */
-    record LiteralNode(ByteTrie spellings) implements SchemaNode {
-        public int minBytes() {
-            return spellings.minRest(0);
+    record LiteralNode(ByteTrie spellings, int minBytes) implements SchemaNode {
+        LiteralNode(ByteTrie spellings) {
+            this(spellings, spellings.minRest(0));
         }
     }
 
     /** {@code maxItems} -1: unbounded. */
-    record ArrayNode(SchemaNode items, int minItems, int maxItems) implements SchemaNode {
+    record ArrayNode(SchemaNode items, int minItems, int maxItems, int minBytes) implements SchemaNode {
+        ArrayNode(SchemaNode items, int minItems, int maxItems) {
+            this(items, minItems, maxItems, 2 + minItems * items.minBytes() + Math.max(0, minItems - 1));
+        }
         @Override
         public boolean equals(Object o) {
             return this == o;
@@ -39,16 +42,16 @@ sealed interface SchemaNode {
             return System.identityHashCode(this);
         }
 
-        public int minBytes() {
-            return 2 + minItems * items.minBytes() + Math.max(0, minItems - 1);
-        }
     }
 
     /**
      * An object of declared keys only, in any order, each at most once, the required ones present.
      * {@code keys} spells each key as a quoted JSON string; word i's value is {@code values.get(i)}.
      */
-    record ObjectNode(ByteTrie keys, List<SchemaNode> values, long required) implements SchemaNode {
+    record ObjectNode(ByteTrie keys, List<SchemaNode> values, long required, int minBytes) implements SchemaNode {
+        ObjectNode(ByteTrie keys, List<SchemaNode> values, long required) {
+            this(keys, values, required, 1 + restAfter(keys, values, required, 0L, true));
+        }
         @Override
         public boolean equals(Object o) {
             return this == o;
@@ -61,31 +64,29 @@ sealed interface SchemaNode {
 
         static final int MAX_KEYS = 64;
 
-        public int minBytes() {
-            return 1 + restAfter(0L, true);
-        }
-
-        /** Bytes of one {@code "key":value} member at its shortest. */
-        int memberBytes(int key) {
-            return keys.length(key) + 1 + values.get(key).minBytes();
-        }
-
         /** Shortest bytes to add the missing required keys and the closing brace, after members {@code seen}. */
         int restAfter(long seen, boolean first) {
+            return restAfter(keys, values, required, seen, first);
+        }
+
+        private static int restAfter(ByteTrie keys, List<SchemaNode> values, long required, long seen, boolean first) {
             long missing = required & ~seen;
-            int bytes = 1;
+            long bytes = 1;
             boolean needComma = !first;
             for (int k = 0; k < keys.words(); k++) {
                 if ((missing >>> k & 1) == 0) continue;
-                bytes += memberBytes(k) + (needComma ? 1 : 0);
+                bytes += keys.length(k) + 1 + values.get(k).minBytes() + (needComma ? 1 : 0);
                 needComma = true;
             }
-            return bytes;
+            return (int) Math.min(bytes, StringRule.DEAD);
         }
     }
 
     /** The tool-call object {@code {"name":NAME,"arguments":{...}}}; {@code names} word i's arguments are {@code arguments.get(i)}. */
-    record CallNode(ByteTrie names, List<ObjectNode> arguments) implements SchemaNode {
+    record CallNode(ByteTrie names, List<ObjectNode> arguments, int minBytes) implements SchemaNode {
+        CallNode(ByteTrie names, List<ObjectNode> arguments) {
+            this(names, arguments, OPEN.length + nameRest(names, arguments, 0));
+        }
         @Override
         public boolean equals(Object o) {
             return this == o;
@@ -99,20 +100,17 @@ sealed interface SchemaNode {
         static final byte[] OPEN = "{\"name\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         static final byte[] MIDDLE = ",\"arguments\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
-        public int minBytes() {
-            return OPEN.length + nameRest(0);
-        }
-
         /** From name-trie {@code node}: the rest of a name, the middle, that tool's shortest arguments and the brace. */
         int nameRest(int node) {
-            int best = StringRule.DEAD;
-            for (int w : names.wordsBelow(node)) best = Math.min(best, names.length(w) - names.depth(node) + tail(w));
-            return best;
+            return nameRest(names, arguments, node);
         }
 
-        /** After tool {@code tool}'s name: the middle, its arguments and the closing brace. */
-        int tail(int tool) {
-            return MIDDLE.length + arguments.get(tool).minBytes() + 1;
+        private static int nameRest(ByteTrie names, List<ObjectNode> arguments, int node) {
+            int best = StringRule.DEAD;
+            for (int w : names.wordsBelow(node)) {
+                best = Math.min(best, names.length(w) - names.depth(node) + MIDDLE.length + arguments.get(w).minBytes() + 1);
+            }
+            return best;
         }
     }
 }

@@ -23,8 +23,17 @@ public final class ToolCallGrammar {
         this.start = start;
     }
 
-    /** Compiles every tool's {@code parameters}; {@code source} names the tools in errors. */
+    /** Compiles every tool's {@code parameters}; {@code source} names the tools in errors. The list may be empty. */
     public static ToolCallGrammar compile(ToolSchemas tools, String source) throws WorkbenchException {
+        return compile(tools, source, false);
+    }
+
+    /**
+     * As {@link #compile(ToolSchemas, String)}; {@code requireCall} admits only lists of at least one call
+     * (an API's "tool choice: required"), so the empty refusal {@code []} is not an answer.
+     */
+    public static ToolCallGrammar compile(ToolSchemas tools, String source, boolean requireCall) throws WorkbenchException {
+        if (requireCall && tools.size() == 0) throw new WorkbenchException(source + ": a call is required but there are no tools");
         SchemaCompiler compiler = new SchemaCompiler(source);
         List<SchemaNode.ObjectNode> arguments = new ArrayList<>();
         List<byte[]> spellings = new ArrayList<>();
@@ -36,7 +45,7 @@ public final class ToolCallGrammar {
         }
         SchemaNode.CallNode call = new SchemaNode.CallNode(new ByteTrie(spellings), List.copyOf(arguments));
         // without tools the only answer is the empty list
-        SchemaNode.ArrayNode list = new SchemaNode.ArrayNode(call, 0, tools.size() == 0 ? 0 : -1);
+        SchemaNode.ArrayNode list = new SchemaNode.ArrayNode(call, requireCall ? 1 : 0, tools.size() == 0 ? 0 : -1);
         return new ToolCallGrammar(tools.names(), new OuterFrame(list, OuterFrame.START));
     }
 

@@ -103,7 +103,7 @@ final class GenerateCommand implements Callable<Integer> {
                 promptIds = withBos(tokenizer, tokenizer.encode(input.prompt));
             } else {
                 ToolSchemas all = ToolSchemas.read(input.toolCall.tools);
-                runner = new ToolCallRunner(tokenizer, toolArguments.thinkMax);
+                runner = new ToolCallRunner(tokenizer, toolArguments.thinkMax, toolArguments.requireCall);
                 String source = input.toolCall.tools.toString();
                 runner.masks(all, source); // every tool's schema compiles, whichever are shown
                 ToolSchemas shown = toolArguments.topTools == null ? all

@@ -13,6 +13,9 @@ final class ToolCallArguments {
             description = "Most tokens of free <think> reasoning before the call is forced to open (default: ${DEFAULT-VALUE}).")
     int thinkMax;
 
+    @Option(names = "--require-call", description = "The answer must call a tool: the empty list [] (the model's refusal) is not allowed.")
+    boolean requireCall;
+
     @Option(names = "--top-tools", paramLabel = "K",
             description = "Keep only the K tools the contrastive head ranks closest to the query (all when there are at most K).")
     Integer topTools;

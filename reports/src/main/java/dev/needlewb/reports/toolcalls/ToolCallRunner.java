@@ -36,9 +36,12 @@ public final class ToolCallRunner {
     private final ChatTemplate template;
     private final TokenTrie tokens;
     private final int thinkMax;
+    private final boolean requireCall;
     private final Map<String, GrammarMasks> grammars = new ConcurrentHashMap<>();
 
-    public ToolCallRunner(Tokenizer tokenizer, int thinkMax) {
+    /** {@code requireCall}: the answer holds at least one call (see {@link ToolCallGrammar#compile(ToolSchemas, String, boolean)}). */
+    public ToolCallRunner(Tokenizer tokenizer, int thinkMax, boolean requireCall) {
+        this.requireCall = requireCall;
         this.tokenizer = tokenizer;
         this.template = new ChatTemplate(tokenizer);
         this.tokens = new TokenTrie(tokenizer);
@@ -54,7 +57,7 @@ public final class ToolCallRunner {
         String key = tools.toJson(PythonJson.Separators.COMPACT);
         GrammarMasks masks = grammars.get(key);
         if (masks == null) {
-            masks = new GrammarMasks(ToolCallGrammar.compile(tools, source), tokens);
+            masks = new GrammarMasks(ToolCallGrammar.compile(tools, source, requireCall), tokens);
             grammars.put(key, masks);
         }
         return masks;

@@ -50,6 +50,9 @@ final class ToolCallsCommand implements Callable<Integer> {
                     + " report never fails (default: ${DEFAULT-VALUE}).")
     String profileName;
 
+    @Option(names = "--limit", paramLabel = "N", description = "Run only the first N cases.")
+    Integer limit;
+
     @Option(names = "--threads", paramLabel = "N", defaultValue = "2", description = "Threads per engine (default: ${DEFAULT-VALUE}).")
     int threads;
 
@@ -70,7 +73,9 @@ final class ToolCallsCommand implements Callable<Integer> {
         if (names.size() < 2) throw new WorkbenchException("--engine needs at least two different engines to compare, got " + engines);
         for (String n : names) CaseEngines.factory(n);
         ReportFiles.checkWritable(out);
+        if (limit != null && limit < 1) throw new WorkbenchException("--limit must be at least 1, got " + limit);
         List<ToolCallCase> cases = ToolCallCase.read(casesFile);
+        if (limit != null && limit < cases.size()) cases = cases.subList(0, limit);
         PrintWriter say = spec.commandLine().getErr();
         try (CactFile cact = CactFile.open(model)) {
             Tokenizer tokenizer = ModelTokenizer.of(cact);

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.engine.BatchPrefill;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
 import dev.needlewb.engine.generate.Generator;
@@ -98,12 +97,12 @@ final class GenerateCommand implements Callable<Integer> {
                 toolPrefix = prompt.toolPrefixTokens();
             }
             EngineOptions options = kvWindow.apply(engineArguments.options(), toolPrefix, promptIds.length);
-            try (Engine engine = Engine.load(cact, options); BatchPrefill batch = prefillArgument.open(engine)) {
+            try (Engine engine = Engine.load(cact, options); PrefillArgument.Opened prefill = prefillArgument.open(engine, model)) {
                 Generator.TokenListener stream = json ? null : (id, delta) -> {
                     out.print(delta);
                     out.flush();
                 };
-                Generator.Result r = new Generator(engine, tokenizer, PrefillArgument.chosen(batch))
+                Generator.Result r = new Generator(engine, tokenizer, prefill.prefill())
                         .generate(promptIds, maxNew, sampler, true, stream);
                 if (json) {
                     ObjectNode node = Report.JSON.createObjectNode();

@@ -2,6 +2,7 @@ package dev.needlewb.torch;
 
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDManager;
+import ai.djl.pytorch.jni.JniUtils;
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.io.NpyArray;
 import dev.needlewb.converter.model.Geometry;
@@ -21,12 +22,14 @@ public final class DjlTorchBackend implements TorchBackend {
     public DjlTorchBackend() {}
 
     @Override
-    public TorchModel load(Geometry geometry, Map<String, NpyArray> flaxParams) throws WorkbenchException {
+    public TorchModel load(Geometry geometry, Map<String, NpyArray> flaxParams, int threads) throws WorkbenchException {
         if (geometry.repeatedSite() >= 0) {
             throw new WorkbenchException("geometry: engram site " + geometry.repeatedSite() + " repeats a layer: the torch engine"
                     + " injects one site per layer, as the reference does");
         }
+        if (threads < 1) throw new WorkbenchException("the torch engine needs at least one thread, got " + threads);
         NDManager manager = NDManager.newBaseManager(engine());
+        JniUtils.setNumThreads(threads);
         try {
             return new TorchForward(manager, geometry, new TorchWeights(new FlaxTensors(flaxParams, manager), geometry, manager));
         } catch (WorkbenchException | RuntimeException e) {

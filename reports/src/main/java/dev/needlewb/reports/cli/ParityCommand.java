@@ -167,7 +167,8 @@ final class ParityCommand implements Callable<Integer> {
     private TorchSource torchSource(Geometry geometry, ModelSource own) throws WorkbenchException {
         ModelSource weights = torchWeights == null ? own : ModelSource.load(torchWeights, model);
         if (torchWeights != null) checkSameGeometry(geometry, weights.geometry());
-        TorchModel loaded = TorchBackend.find().load(weights.geometry(), weights.flaxParams());
+        // One thread: parity is about the numbers, and one thread is the same work on any machine.
+        TorchModel loaded = TorchBackend.find().load(weights.geometry(), weights.flaxParams(), 1);
         return () -> loaded;
     }
 

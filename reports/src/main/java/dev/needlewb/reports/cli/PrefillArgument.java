@@ -19,7 +19,7 @@ final class PrefillArgument {
     @Option(names = "--prefill", paramLabel = "native|batch|torch", defaultValue = "native", converter = KindConverter.class,
             description = {"native: token by token on the packed kernels; batch: the whole prompt at once on float32"
                     + " dense weights built at start; torch: the whole prompt on libtorch (float32, the model's dequantized weights;"
-                    + " needs torch/target/needle-wb-torch.jar). Decoding continues natively (default: ${DEFAULT-VALUE})."})
+                    + " on the engine's --threads; needs torch/target/needle-wb-torch.jar). Decoding continues natively (default: ${DEFAULT-VALUE})."})
     Kind kind;
 
     /** Whether a prefill other than native must be set up (its setup time is reported apart). */
@@ -50,7 +50,7 @@ final class PrefillArgument {
             }
             case TORCH -> {
                 ModelSource weights = ModelSource.load(model, null);
-                TorchPrefill torch = new TorchPrefill(TorchBackend.find().load(weights.geometry(), weights.flaxParams()));
+                TorchPrefill torch = new TorchPrefill(TorchBackend.find().load(weights.geometry(), weights.flaxParams(), engine.options().threads()));
                 yield new Opened(torch, torch::close);
             }
         };

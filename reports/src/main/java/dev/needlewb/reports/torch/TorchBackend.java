@@ -15,11 +15,13 @@ import java.util.ServiceLoader;
 public interface TorchBackend {
     /**
      * Checks every parameter the forward reads (present, shape, float dtype) and copies them into
-     * libtorch as float32.
+     * libtorch as float32. {@code threads} is libtorch's intra-op thread count (process-wide: the
+     * last load sets it); its OpenMP threads spin while they wait, so more threads than free cores
+     * costs far more than it gains (measured 10x slower prefill with 2 threads on a loaded 2-core machine).
      *
      * @throws WorkbenchException one line naming the first bad key
      */
-    TorchModel load(Geometry geometry, Map<String, NpyArray> flaxParams) throws WorkbenchException;
+    TorchModel load(Geometry geometry, Map<String, NpyArray> flaxParams, int threads) throws WorkbenchException;
 
     /** What the engine runs on, for reports: e.g. "libtorch 2.7.1 (DJL 0.36.0, cpu)". */
     String describe();

@@ -66,16 +66,7 @@ public final class BatchPrefill implements Prefill, AutoCloseable {
         }
         session.checkPrefill(tokens);
         KvCache cache = session.cache();
-        int t = tokens.length;
-        // Only what survives in the cache is stored: pinned sinks and the last window positions
-        // (without a window, everything). The ring ends in the same state as after writing all.
-        int keepFrom = cache.window() == 0 ? 0 : t - cache.window();
-        BatchForward.KvSink kv = (layer, k, v) -> {
-            int width = k.length / t;
-            for (int pos = 0; pos < t; pos++) {
-                if (pos >= keepFrom || pos < cache.sinks()) cache.write(layer, pos, k, pos * width, v, pos * width);
-            }
-        };
+        BatchForward.KvSink kv = (layer, k, v) -> cache.writePrompt(layer, tokens.length, k, v);
         float[] out = forward.run(tokens, cache.window(), cache.sinks(), allLogits, kv, taps);
         session.adoptPrefix(tokens);
         return out;

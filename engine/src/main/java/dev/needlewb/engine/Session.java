@@ -198,8 +198,32 @@ public final class Session {
         return w;
     }
 
+    /**
+     * Takes over the prompt {@code tokens} from position 0 of this fresh session when a path outside
+     * the engine computed it (the torch engine): {@code keys[layer]} and {@code values[layer]}
+     * [tokens, kv_dim] row-major, keys after their norm and RoPE, are written through {@link #cache()}
+     * (an int8 session quantizes them as its own), then the session continues as after {@link #prefill}.
+     * Bad input throws what {@link #prefill} throws, before the session changes.
+     */
+    public void adoptPrompt(int[] tokens, float[][] keys, float[][] values) {
+        if (position != 0) throw new IllegalStateException("a prompt is adopted by a fresh session, this one is at " + position);
+        checkPrefill(tokens);
+        long width = (long) tokens.length * g.kvDim();
+        if (keys.length != g.numLayers() || values.length != g.numLayers()) {
+            throw new IllegalArgumentException("keys and values of " + keys.length + "/" + values.length + " layers for a model of " + g.numLayers());
+        }
+        for (int l = 0; l < keys.length; l++) {
+            if (keys[l].length != width || values[l].length != width) {
+                throw new IllegalArgumentException("layer " + l + ": keys/values of " + keys[l].length + "/" + values[l].length
+                        + " floats, expected " + width + " (" + tokens.length + " positions of kv_dim " + g.kvDim() + ")");
+            }
+        }
+        for (int l = 0; l < keys.length; l++) cache.writePrompt(l, tokens.length, keys[l], values[l]);
+        adoptPrefix(tokens);
+    }
+
     /** Throws for an empty prompt, the first token outside the vocabulary, or the first position past the last. */
-    void checkPrefill(int[] tokens) {
+    public void checkPrefill(int[] tokens) {
         if (tokens.length == 0) throw new IllegalArgumentException("prefill needs at least one token");
         for (int i = 0; i < tokens.length; i++) {
             checkToken(tokens[i]);

@@ -55,6 +55,20 @@ public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
     public abstract void write(int layer, int pos, float[] k, int kOff, float[] v, int vOff);
 
     /**
+     * Stores the keys and values of a whole prompt's positions [0, positions) of {@code layer}
+     * ({@code k}, {@code v} [positions, kvDim] row-major), only those that survive in the cache: the
+     * pinned sinks and the last window positions (without a window, all). The ring ends in the same
+     * state as after writing every position in order.
+     */
+    public void writePrompt(int layer, int positions, float[] k, float[] v) {
+        int width = k.length / positions;
+        int keepFrom = window == 0 ? 0 : positions - window;
+        for (int pos = 0; pos < positions; pos++) {
+            if (pos >= keepFrom || pos < sinks) write(layer, pos, k, pos * width, v, pos * width);
+        }
+    }
+
+    /**
      * {@code scores[sOff + p - from] = scale * dot(q[qOff, +n), key[layer, p][dimOff, +n))} for
      * {@code p} in {@code [from, to)}; {@code n} a multiple of 16.
      */

@@ -3,7 +3,6 @@ package dev.needlewb.reports.cli;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.engine.BatchPrefill;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
 import dev.needlewb.engine.generate.Generator;
@@ -92,8 +91,11 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     PrefillArgument prefillArgument;
 
-    /** Per timed run: building the batch prefill's dense weights (batch prefill only; not in load or prefill). */
-    private final List<Double> batchSetupMillis = new ArrayList<>();
+    /**
+     * Per timed run: setting up the prefill (batch: building its dense weights; torch: loading the
+     * weights into libtorch, the first run also libtorch itself); counted in neither load nor prefill.
+     */
+    private final List<Double> setupMillis = new ArrayList<>();
 
     @Option(names = "--out", paramLabel = "DIR", defaultValue = "needle-wb-out/bench",
             description = "Folder for bench.json and bench.md (default: ${DEFAULT-VALUE}).")
@@ -141,10 +143,10 @@ final class BenchCommand implements Callable<Integer> {
             // The previous run's engine is garbage now: collect it outside the timed region so
             // neither its collection nor its pages count against this run.
             System.gc();
-            int setups = batchSetupMillis.size();
+            int setups = setupMillis.size();
             BenchRun run = runOnce(options);
             if (i >= warmup) runs.add(run);
-            else if (batchSetupMillis.size() > setups) batchSetupMillis.removeLast();
+            else if (setupMillis.size() > setups) setupMillis.removeLast();
             say.printf(Locale.ROOT, "%s %d: prefill %.1f tok/s, decode %.1f tok/s%n", i < warmup ? "warm-up" : "run",
                     i < warmup ? i + 1 : i - warmup + 1, run.prefillTokensPerSecond(), run.decodeTokensPerSecond());
             say.flush();
@@ -189,9 +191,9 @@ final class BenchCommand implements Callable<Integer> {
             Tokenizer tokenizer = ModelTokenizer.of(cact);
             try (Engine engine = Engine.load(cact, options)) {
                 long loaded = System.nanoTime();
-                try (BatchPrefill batch = prefillArgument.open(engine)) {
+                try (PrefillArgument.Opened prefill = prefillArgument.open(engine, model)) {
                     long setUp = System.nanoTime();
-                    if (batch != null) batchSetupMillis.add((setUp - loaded) / 1e6);
+                    if (prefillArgument.setUp()) setupMillis.add((setUp - loaded) / 1e6);
                     ToolCallRunner.Prepared prepared = null;
                     int[] ids;
                     long tokenized;
@@ -204,7 +206,7 @@ final class BenchCommand implements Callable<Integer> {
                         tokenized = System.nanoTime();
                         ids = prepared.prompt().ids();
                     }
-                    Generator generator = new Generator(engine, tokenizer, PrefillArgument.chosen(batch));
+                    Generator generator = new Generator(engine, tokenizer, prefill.prefill());
                     boolean constrainedFirst = prepared != null && runIndex++ % 2 == 1;
                     ToolCallRunner.Outcome c = constrainedFirst ? constrained(generator, engine, prepared) : null;
                     Generator.Result r = generator.generate(engine.newSession(), ids, newTokens, Sampler.of(temperature, 1, seed),
@@ -235,17 +237,20 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /**
-     * Records which prefill ran ({@code prefill}: native|batch) and, for batch, the median time to build
-     * its dense weights per run ({@code batch_prefill_setup_ms}); returns the Markdown line saying so.
+     * Records which prefill ran ({@code prefill}: native|batch|torch) and, for batch and torch, the
+     * median time to set it up per run ({@code batch_prefill_setup_ms}, {@code torch_prefill_setup_ms});
+     * returns the Markdown line saying so.
      */
     private String prefillNote(ObjectNode body) {
         body.put("prefill", prefillArgument.name());
-        if (!prefillArgument.batch()) return "";
-        List<Double> sorted = batchSetupMillis.stream().sorted().toList();
+        if (!prefillArgument.setUp()) return "";
+        List<Double> sorted = setupMillis.stream().sorted().toList();
         double median = sorted.get(sorted.size() / 2);
-        body.put("batch_prefill_setup_ms", median);
-        return String.format(Locale.ROOT, "%nPrefill: batch (whole prompt at once, float32 on dense weights);"
-                + " building the dense weights took %.1f ms per run (median), counted in neither load nor prefill.%n", median);
+        body.put(prefillArgument.name() + "_prefill_setup_ms", median);
+        String what = prefillArgument.kind == PrefillArgument.Kind.BATCH
+                ? "batch (whole prompt at once, float32 on dense weights); building the dense weights"
+                : "torch (whole prompt at once on libtorch, float32); loading the weights into libtorch";
+        return String.format(Locale.ROOT, "%nPrefill: %s took %.1f ms per run (median), counted in neither load nor prefill.%n", what, median);
     }
 
     private int[] promptIds(Tokenizer tokenizer, int[] encoded) throws WorkbenchException {

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.engine.BatchPrefill;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
 import dev.needlewb.engine.generate.Generator;
@@ -113,12 +112,12 @@ final class GenerateCommand implements Callable<Integer> {
                 toolPrefix = prepared.prompt().toolPrefixTokens();
             }
             EngineOptions options = kvWindow.apply(engineArguments.options(), toolPrefix, promptIds.length);
-            try (Engine engine = Engine.load(cact, options); BatchPrefill batch = prefillArgument.open(engine)) {
+            try (Engine engine = Engine.load(cact, options); PrefillArgument.Opened prefill = prefillArgument.open(engine, model)) {
                 Generator.TokenListener stream = json ? null : (id, delta) -> {
                     out.print(delta);
                     out.flush();
                 };
-                Generator generator = new Generator(engine, tokenizer, PrefillArgument.chosen(batch));
+                Generator generator = new Generator(engine, tokenizer, prefill.prefill());
                 Generator.Result r;
                 ToolCallRunner.Outcome outcome = null;
                 if (prepared == null) {

@@ -14,6 +14,9 @@ import dev.needlewb.reports.parity.ParityResult;
 import dev.needlewb.reports.parity.ReferenceWeights;
 import dev.needlewb.reports.parity.ToleranceProfile;
 import dev.needlewb.reports.report.InputFile;
+import dev.needlewb.reports.torch.TorchBackend;
+import dev.needlewb.reports.torch.TorchModel;
+import dev.needlewb.reports.torch.TorchSource;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
@@ -57,9 +60,15 @@ final class ParityCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true, multiplicity = "1")
     TokenArguments input;
 
-    @Option(names = "--engine", split = ",", paramLabel = "exact|int8|batch", defaultValue = "exact,int8",
-            description = "Engines to compare, in report order; each later one is also compared with each earlier one (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--engine", split = ",", paramLabel = "exact|int8|batch|torch", defaultValue = "exact,int8",
+            description = {"Engines to compare, in report order; each later one is also compared with each earlier one (default: ${DEFAULT-VALUE}).",
+                "torch: libtorch float32, needs torch/target/needle-wb-torch.jar."})
     List<String> engines;
+
+    @Option(names = "--torch-weights", paramLabel = "PT|SAFETENSORS|CACT|CHECKPOINT",
+            description = {"The weights engine torch runs (a state dict takes names and geometry from MODEL); default: MODEL's, dequantized.",
+                "Every key is checked first: a missing, extra or misshapen one is a one-line error."})
+    Path torchWeights;
 
     @Option(names = "--quant", description = {"Hold every engine to upstream's quant=True reference (A8 fake quant at the four sites,",
             "float KV; int8 keeps its int8 KV emulation) instead of its own numerics; float engines then default to the 'quant' profile."})
@@ -89,6 +98,7 @@ final class ParityCommand implements Callable<Integer> {
         if (sinks > 0 && (window == null || window == 0)) throw new WorkbenchException("--sinks needs a --window");
         if (Format.of(model) != Format.CACT) throw new WorkbenchException(model + ": parity needs a .cact (the engines run only .cact files)");
         if (like != null && (against == null || !Format.of(against).isStateDict())) throw new WorkbenchException("--like is for a state-dict --against");
+        if (torchWeights != null && !modes.contains(EngineMode.TORCH)) throw new WorkbenchException("--torch-weights is for --engine torch");
         ToleranceProfile userProfile = profile == null ? null : ToleranceProfile.resolve(profile);
         ReportFiles.checkWritable(out);
 
@@ -114,12 +124,14 @@ final class ParityCommand implements Callable<Integer> {
             references.add(new Parity.ReferenceRun(ReferenceModel.fromFlaxParams(side.own().flaxParams(), geometry),
                     null, profiles(modes, userProfile, null, quant)));
         }
-        ParityResult result = Parity.run(references, model, ids, effective.size(), sinks, modes, quant);
+        TorchSource torch = modes.contains(EngineMode.TORCH) ? torchSource(geometry, side.own()) : null;
+        ParityResult result = Parity.run(references, model, torch, ids, effective.size(), sinks, modes, quant);
 
         List<InputFile> inputs = new ArrayList<>();
         inputs.add(InputFile.of("model", model));
         if (against != null) inputs.add(InputFile.of("against", against));
         if (like != null) inputs.add(InputFile.of("like", like));
+        if (torchWeights != null) inputs.add(InputFile.of("torch-weights", torchWeights));
         if (input.tokensFile != null) inputs.add(InputFile.of("tokens", input.tokensFile));
         if (profile != null && !ToleranceProfile.BUILT_IN.contains(profile)) inputs.add(InputFile.of("profile", Path.of(profile)));
         ParityReport report = new ParityReport(result, weights, ids, effective.size(), effective.text(), sinks, inputs, CommandLines.of(spec));
@@ -146,6 +158,18 @@ final class ParityCommand implements Callable<Integer> {
         ModelSource other = ModelSource.load(against, like != null ? like : model);
         checkSameGeometry(geometry, other.geometry());
         return new ReferenceSide(own, other, ReferenceWeights.compare(against.toString(), own.flaxParams(), other.flaxParams()));
+    }
+
+    /**
+     * The torch engine on its weights: --torch-weights (a state dict named and shaped by MODEL), else
+     * MODEL's own; loaded and checked now, so a bad file fails before any engine runs. Parity opens it once.
+     */
+    private TorchSource torchSource(Geometry geometry, ModelSource own) throws WorkbenchException {
+        ModelSource weights = torchWeights == null ? own : ModelSource.load(torchWeights, model);
+        if (torchWeights != null) checkSameGeometry(geometry, weights.geometry());
+        // One thread: parity is about the numbers, and one thread is the same work on any machine.
+        TorchModel loaded = TorchBackend.find().load(weights.geometry(), weights.flaxParams(), 1);
+        return () -> loaded;
     }
 
     /** The user's profile for every engine, else {@code name}, else each engine's default. */

@@ -4,22 +4,27 @@ import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.engine.BatchPrefill;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.Prefill;
+import dev.needlewb.reports.torch.TorchBackend;
+import dev.needlewb.reports.torch.TorchPrefill;
+import java.nio.file.Path;
 import java.util.Locale;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
-/** {@code --prefill native|batch}: how the engine commands feed the prompt. */
+/** {@code --prefill native|batch|torch}: how the engine commands feed the prompt. */
 final class PrefillArgument {
-    enum Kind { NATIVE, BATCH }
+    enum Kind { NATIVE, BATCH, TORCH }
 
-    @Option(names = "--prefill", paramLabel = "native|batch", defaultValue = "native", converter = KindConverter.class,
-            description = "native: token by token on the packed kernels; batch: the whole prompt at once on float32"
-                    + " dense weights built at start (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--prefill", paramLabel = "native|batch|torch", defaultValue = "native", converter = KindConverter.class,
+            description = {"native: token by token on the packed kernels; batch: the whole prompt at once on float32"
+                    + " dense weights built at start; torch: the whole prompt on libtorch (float32, the model's dequantized weights;"
+                    + " on the engine's --threads; needs torch/target/needle-wb-torch.jar). Decoding continues natively (default: ${DEFAULT-VALUE})."})
     Kind kind;
 
-    boolean batch() {
-        return kind == Kind.BATCH;
+    /** Whether a prefill other than native must be set up (its setup time is reported apart). */
+    boolean setUp() {
+        return kind != Kind.NATIVE;
     }
 
     /** The report name of the choice. */
@@ -27,14 +32,28 @@ final class PrefillArgument {
         return kind.name().toLowerCase(Locale.ROOT);
     }
 
-    /** A batch prefill of {@code engine}, or null for native prefill (a try-with-resources resource either way). */
-    BatchPrefill open(Engine engine) throws WorkbenchException {
-        return batch() ? BatchPrefill.open(engine) : null;
+    /** The chosen prefill and how to free what it holds. */
+    record Opened(Prefill prefill, Runnable release) implements AutoCloseable {
+        @Override
+        public void close() {
+            release.run();
+        }
     }
 
-    /** The prefill to run: {@code batch} from {@link #open}, or native when that was null. */
-    static Prefill chosen(BatchPrefill batch) {
-        return batch != null ? batch : Prefill.NATIVE;
+    /** The prefill for {@code engine} running {@code model}: the batch path's dense weights, or {@code model} loaded into libtorch. */
+    Opened open(Engine engine, Path model) throws WorkbenchException {
+        return switch (kind) {
+            case NATIVE -> new Opened(Prefill.NATIVE, () -> {});
+            case BATCH -> {
+                BatchPrefill batch = BatchPrefill.open(engine);
+                yield new Opened(batch, batch::close);
+            }
+            case TORCH -> {
+                ModelSource weights = ModelSource.load(model, null);
+                TorchPrefill torch = new TorchPrefill(TorchBackend.find().load(weights.geometry(), weights.flaxParams(), engine.options().threads()));
+                yield new Opened(torch, torch::close);
+            }
+        };
     }
 
     static final class KindConverter implements ITypeConverter<Kind> {
@@ -43,7 +62,8 @@ final class PrefillArgument {
             return switch (value.toLowerCase(Locale.ROOT)) {
                 case "native" -> Kind.NATIVE;
                 case "batch" -> Kind.BATCH;
-                default -> throw new TypeConversionException("unknown prefill '" + value + "': use native or batch");
+                case "torch" -> Kind.TORCH;
+                default -> throw new TypeConversionException("unknown prefill '" + value + "': use native, batch or torch");
             };
         }
     }

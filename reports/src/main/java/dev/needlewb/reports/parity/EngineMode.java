@@ -13,7 +13,9 @@ public enum EngineMode {
     EXACT("exact", NumericMode.EXACT),
     INT8("int8", NumericMode.INT8),
     /** The batch prefill: float32 on dense weights, the whole sequence at once. */
-    BATCH("batch", NumericMode.EXACT);
+    BATCH("batch", NumericMode.EXACT),
+    /** libtorch (module torch): float32 on the dense weights, the whole sequence at once; runs no native session. */
+    TORCH("torch", NumericMode.EXACT);
 
     private static final ReferenceConfig FLOAT = new ReferenceConfig("reference q0 (quant=False, float KV)",
             ForwardOptions.DEFAULT, "strict");
@@ -50,9 +52,11 @@ public enum EngineMode {
 
     /**
      * Runs {@code tokens} from position 0 on {@code engine} (opened in {@link #numericMode}), recording
-     * every tap into {@code taps}: token by token natively, or in one batch prefill for {@link #BATCH}.
+     * every tap into {@code taps}: token by token natively, or in one batch prefill for {@link #BATCH}
+     * ({@link #TORCH} runs no engine: see {@link EngineTaps#run}).
      */
     public void run(Engine engine, int[] tokens, TapSink taps) throws WorkbenchException {
+        if (this == TORCH) throw new IllegalStateException("the torch engine runs on libtorch, not on a native engine");
         if (this == BATCH) {
             try (BatchPrefill batch = BatchPrefill.open(engine)) {
                 batch.prefill(engine.newSession(), tokens, taps);
@@ -63,7 +67,7 @@ public enum EngineMode {
         }
     }
 
-    /** By label ("exact", "int8", "batch"), or null. */
+    /** By label ("exact", "int8", "batch", "torch"), or null. */
     public static EngineMode byLabel(String label) {
         for (EngineMode m : values()) if (m.label.equals(label)) return m;
         return null;

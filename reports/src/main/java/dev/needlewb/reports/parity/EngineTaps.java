@@ -5,6 +5,8 @@ import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
 import dev.needlewb.engine.Session;
 import dev.needlewb.engine.TapSink;
+import dev.needlewb.reports.torch.TorchModel;
+import dev.needlewb.reports.torch.TorchSource;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -24,10 +26,19 @@ final class EngineTaps implements TapSink {
         this.positions = positions;
     }
 
-    /** Runs {@code mode} on {@code cact} (see {@link EngineMode#run}) and keeps the taps named in {@code wanted}. */
-    static EngineTaps run(EngineMode mode, Path cact, int[] tokens, Set<String> wanted, int window, int sinks)
+    /**
+     * Runs {@code mode} on {@code cact} (see {@link EngineMode#run}), or {@link EngineMode#TORCH} on the
+     * model {@code torch} opens, and keeps the taps named in {@code wanted}.
+     */
+    static EngineTaps run(EngineMode mode, Path cact, TorchSource torch, int[] tokens, Set<String> wanted, int window, int sinks)
             throws WorkbenchException {
         EngineTaps taps = new EngineTaps(wanted, tokens.length);
+        if (mode == EngineMode.TORCH) {
+            try (TorchModel model = torch.open()) {
+                model.forward(tokens, window, sinks, taps);
+            }
+            return taps;
+        }
         EngineOptions options = EngineOptions.exact(tokens.length).withMode(mode.numericMode()).withWindow(window, sinks);
         try (Engine engine = Engine.open(cact, options)) {
             mode.run(engine, tokens, taps);

@@ -4,6 +4,7 @@ import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.reference.ForwardOptions;
 import dev.needlewb.reference.ReferenceModel;
 import dev.needlewb.reference.Taps;
+import dev.needlewb.reports.torch.TorchSource;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,9 +37,10 @@ public final class Parity {
      * against the first reference, then against the next), then every engine against every one
      * listed before it. Each engine runs once. {@code window} 0 means none; {@code sinks}
      * leading positions stay visible under it; {@code quant} holds every engine to upstream's
-     * quant=True ({@link EngineMode#reference}).
+     * quant=True ({@link EngineMode#reference}). {@code torch} opens the torch engine's model (null
+     * when {@link EngineMode#TORCH} is not among {@code engines}).
      */
-    public static ParityResult run(List<ReferenceRun> references, Path cact, int[] tokens, int window, int sinks,
+    public static ParityResult run(List<ReferenceRun> references, Path cact, TorchSource torch, int[] tokens, int window, int sinks,
                                    List<EngineMode> engines, boolean quant) throws WorkbenchException {
         Map<EngineMode, EngineTaps> engineRuns = new LinkedHashMap<>();
         SequencedMap<String, int[]> layout = new LinkedHashMap<>();
@@ -57,7 +59,7 @@ public final class Parity {
                 }
                 EngineTaps run = engineRuns.get(mode);
                 if (run == null) {
-                    run = EngineTaps.run(mode, cact, tokens, layout.keySet(), window, sinks);
+                    run = EngineTaps.run(mode, cact, torch, tokens, layout.keySet(), window, sinks);
                     engineRuns.put(mode, run);
                 }
                 String baseline = ref.weights() == null ? config.description() : config.description() + " on " + ref.weights();

@@ -48,4 +48,15 @@ class ParityBadInputTest {
         refused(CliRun.of("parity", MiniVariants.mini().toString(), "--against", other.toString(), "--tokens", "2,3",
                 "--out", out.toString()), out, out + ": cannot create the output folder", "is not a folder");
     }
+
+    /** The default jar carries no libtorch: asking it for the torch engine says which jar has it. */
+    @Test
+    void theTorchEngineOutsideItsJarSaysWhereItIs(@TempDir Path dir) {
+        Path out = dir.resolve("out");
+        refused(CliRun.of("parity", MiniVariants.mini().toString(), "--tokens", "2,3", "--engine", "exact,torch", "--out", out.toString()),
+                out, "the torch engine is not in this jar", "needle-wb-torch.jar");
+        CliRun generate = CliRun.of("generate", MiniVariants.mini().toString(), "--prompt", "x", "--prefill", "torch");
+        assertThat(generate.exit()).isEqualTo(2);
+        assertThat(generate.err().strip()).doesNotContain("\n").contains("needle-wb-torch.jar");
+    }
 }

@@ -60,6 +60,18 @@ class ToolCallsCliTest {
     }
 
     @Test
+    void theExactEngineMakesTheSameCallsAsTheFloat64Reference(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("r");
+        CliRun run = CliRun.of("eval", "toolcalls", MiniVariants.mini().toString(), "--cases", miniCases().toString(),
+                "--against", MiniVariants.mini().toString(), "--engine", "exact", "--profile", "strict", "--out", out.toString());
+        assertThat(run.exit()).as(run.err() + run.out()).isZero();
+        JsonNode agreement = new ObjectMapper().readTree(out.resolve("toolcalls.json").toFile()).get("toolcalls").get("agreement").get(0);
+        assertThat(agreement.get("baseline").asText()).isEqualTo("reference");
+        assertThat(agreement.get("call_agreement").asDouble()).isEqualTo(1.0);
+        assertThat(agreement.get("first_divergences")).isEmpty();
+    }
+
+    @Test
     void benchWithToolsReportsConstrainedAgainstFree(@TempDir Path dir) throws Exception {
         Path tools = Files.writeString(dir.resolve("tools.json"), "[" + WEATHER + "]");
         Path out = dir.resolve("b");

@@ -40,6 +40,22 @@ class ToolCallsCliTest {
     }
 
     @Test
+    void topToolsKeepsTheRetrievedToolsOnlyAndTheGrammarFollows(@TempDir Path dir) throws Exception {
+        String alarm = "{\"name\":\"alarm\",\"parameters\":{\"type\":\"object\",\"properties\":{\"hour\":{\"type\":\"integer\"}}}}";
+        String lights = "{\"name\":\"lights\",\"parameters\":{\"type\":\"object\",\"properties\":{\"on\":{\"type\":\"boolean\"}}}}";
+        Path tools = Files.writeString(dir.resolve("tools.json"), "[" + WEATHER + "," + alarm + "," + lights + "]");
+        CliRun run = CliRun.of("generate", MiniVariants.mini().toString(), "--tools", tools.toString(), "--query", "Weather in Paris",
+                "--top-tools", "1", "--require-call", "--mode", "exact", "--json");
+        assertThat(run.exit()).as(run.err()).isZero();
+        JsonNode out = new ObjectMapper().readTree(run.out());
+        assertThat(out.get("tools_shown")).hasSize(1);
+        String shown = out.get("tools_shown").get(0).asText();
+        JsonNode calls = new ObjectMapper().readTree(out.get("calls").asText());
+        assertThat(calls).isNotEmpty();
+        for (JsonNode c : calls) assertThat(c.get("name").asText()).isEqualTo(shown);
+    }
+
+    @Test
     void evalWritesTheAgreementReportAndPassesWhenEnginesAgree(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("r");
         CliRun run = CliRun.of("eval", "toolcalls", MiniVariants.mini().toString(), "--cases", miniCases().toString(),

@@ -3,7 +3,7 @@ package dev.needlewb.engine.grammar;
 import java.util.List;
 
 /** A compiled JSON-schema value, as the byte automaton needs it. */
-/** Containers compare by identity: frames hash them on every mask lookup, and one compiled node is one place in the grammar. */
+/** Nodes compare by value: equal nodes accept the same values, so frames over them may share cached masks. */
 sealed interface SchemaNode {
     /** Bytes of the shortest compact JSON value this node accepts (worked out once, when the node is made). */
     int minBytes();
@@ -32,16 +32,6 @@ sealed interface SchemaNode {
         ArrayNode(SchemaNode items, int minItems, int maxItems) {
             this(items, minItems, maxItems, 2 + minItems * items.minBytes() + Math.max(0, minItems - 1));
         }
-        @Override
-        public boolean equals(Object o) {
-            return this == o;
-        }
-
-        @Override
-        public int hashCode() {
-            return System.identityHashCode(this);
-        }
-
     }
 
     /**
@@ -52,16 +42,6 @@ sealed interface SchemaNode {
         ObjectNode(ByteTrie keys, List<SchemaNode> values, long required) {
             this(keys, values, required, 1 + restAfter(keys, values, required, 0L, true));
         }
-        @Override
-        public boolean equals(Object o) {
-            return this == o;
-        }
-
-        @Override
-        public int hashCode() {
-            return System.identityHashCode(this);
-        }
-
         static final int MAX_KEYS = 64;
 
         /** Shortest bytes to add the missing required keys and the closing brace, after members {@code seen}. */
@@ -87,16 +67,6 @@ sealed interface SchemaNode {
         CallNode(ByteTrie names, List<ObjectNode> arguments) {
             this(names, arguments, OPEN.length + nameRest(names, arguments, 0));
         }
-        @Override
-        public boolean equals(Object o) {
-            return this == o;
-        }
-
-        @Override
-        public int hashCode() {
-            return System.identityHashCode(this);
-        }
-
         static final byte[] OPEN = "{\"name\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         static final byte[] MIDDLE = ",\"arguments\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 

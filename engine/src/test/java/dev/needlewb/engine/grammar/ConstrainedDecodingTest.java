@@ -5,10 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.tokenizer.Tokenizer;
-import dev.needlewb.converter.tokenizer.TokenizerVocab;
 import dev.needlewb.engine.generate.Sampler;
+import dev.needlewb.engine.MiniTokenizer;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,8 +33,7 @@ class ConstrainedDecodingTest {
     static void load() throws Exception {
         Path path = Golden.mini("mini.cact");
         try (CactFile cact = CactFile.open(path)) {
-            TensorRecord record = cact.tensors().getLast();
-            tokenizer = new Tokenizer(TokenizerVocab.parse(cact.tokenizerBlob(), path, record.index(), record.offset()));
+            tokenizer = MiniTokenizer.of(cact);
         }
         tokens = new TokenTrie(tokenizer);
         masks = new GrammarMasks(GrammarFixtures.grammar(), tokens);

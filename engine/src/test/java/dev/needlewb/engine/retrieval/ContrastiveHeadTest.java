@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.tokenizer.Tokenizer;
-import dev.needlewb.converter.tokenizer.TokenizerVocab;
 import dev.needlewb.converter.tokenizer.ToolSchemas;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
+import dev.needlewb.engine.MiniTokenizer;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -30,8 +29,7 @@ class ContrastiveHeadTest {
     static void open() throws Exception {
         Path path = Golden.mini("mini.cact");
         cact = CactFile.open(path);
-        TensorRecord record = cact.tensors().getLast();
-        tokenizer = new Tokenizer(TokenizerVocab.parse(cact.tokenizerBlob(), path, record.index(), record.offset()));
+        tokenizer = MiniTokenizer.of(cact);
         exact = Engine.load(cact, EngineOptions.exact(EngineOptions.FROM_HEADER));
         head = ContrastiveHead.of(cact);
     }

@@ -5,7 +5,9 @@ import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.tokenizer.Tokenizer;
 import dev.needlewb.reports.report.InputFile;
 import dev.needlewb.reports.report.Report;
+import dev.needlewb.reference.ReferenceModel;
 import dev.needlewb.reports.toolcalls.CaseEngines;
+import dev.needlewb.reports.toolcalls.ReferenceCaseEngine;
 import dev.needlewb.reports.toolcalls.ThresholdProfile;
 import dev.needlewb.reports.toolcalls.ToolCallCase;
 import dev.needlewb.reports.toolcalls.ToolCallEval;
@@ -27,6 +29,9 @@ import picocli.CommandLine.Parameters;
                 + " whole call, tool names, each argument, first divergent token; accuracy against expected calls when"
                 + " the cases give them. Writes toolcalls.json, .md and .html; exit 0 pass, 1 fail (profile), 2 bad input.")
 final class ToolCallsCommand implements Callable<Integer> {
+    /** The engine name of the float64 reference on {@code --against}. */
+    static final String REFERENCE = "reference";
+
     @Parameters(paramLabel = "MODEL.cact")
     Path model;
 
@@ -37,6 +42,14 @@ final class ToolCallsCommand implements Callable<Integer> {
     @Option(names = "--engine", paramLabel = "E,E", defaultValue = "exact,int8", split = ",",
             description = "Engines, the first is the baseline: exact, int8, batch (default: ${DEFAULT-VALUE}).")
     List<String> engines;
+
+    @Option(names = "--against", paramLabel = "CHECKPOINT|CACT|PT",
+            description = "Also run the float64 reference on these weights (a Flax checkpoint, a .cact dequantized, or a state dict"
+                    + " with --like); it becomes the baseline. Clear rather than fast: meant for small models.")
+    Path against;
+
+    @Option(names = "--like", paramLabel = "FILE.cact", description = "Geometry and names for a state-dict --against (default: MODEL).")
+    Path like;
 
     @Option(names = "--max-new", paramLabel = "N", defaultValue = "128", description = "Most answer tokens per case (default: ${DEFAULT-VALUE}).")
     int maxNew;
@@ -70,8 +83,9 @@ final class ToolCallsCommand implements Callable<Integer> {
         if (thinkMax < 0) throw new WorkbenchException("--think-max must be >= 0, got " + thinkMax);
         if (threads < 1) throw new WorkbenchException("--threads must be at least 1, got " + threads);
         List<String> names = new ArrayList<>(new LinkedHashSet<>(engines));
-        if (names.size() < 2) throw new WorkbenchException("--engine needs at least two different engines to compare, got " + engines);
         for (String n : names) CaseEngines.factory(n);
+        if (against != null) names.addFirst(REFERENCE);
+        if (names.size() < 2) throw new WorkbenchException("--engine needs at least two different engines to compare, got " + engines);
         ReportFiles.checkWritable(out);
         if (limit != null && limit < 1) throw new WorkbenchException("--limit must be at least 1, got " + limit);
         List<ToolCallCase> cases = ToolCallCase.read(casesFile);
@@ -93,16 +107,27 @@ final class ToolCallsCommand implements Callable<Integer> {
                 prepared.add(p);
             }
             ToolCallEval eval = new ToolCallEval(runner, cases, prepared, maxNew);
+            ReferenceModel reference = null;
+            if (against != null) {
+                ModelSource source = ModelSource.load(against, like != null ? like : model);
+                if (!source.geometry().equals(cact.geometry())) {
+                    throw new WorkbenchException(against + ": its geometry differs from " + model + "'s");
+                }
+                reference = ReferenceModel.fromFlaxParams(source.flaxParams(), source.geometry());
+            }
+            ReferenceModel referenceModel = reference;
             long total = (long) cases.size() * names.size();
             long[] done = {0};
             List<ToolCallEval.EngineRun> runs;
             try (Progress progress = Progress.start("eval toolcalls", total)) {
-                runs = eval.run(names, name -> CaseEngines.factory(name).open(cact, threads), () -> progress.update(++done[0]));
+                runs = eval.run(names, name -> name.equals(REFERENCE) ? new ReferenceCaseEngine(referenceModel)
+                        : CaseEngines.factory(name).open(cact, threads), () -> progress.update(++done[0]));
             }
             ToolCallReport result = new ToolCallReport(eval, runs, profile, tokenizer);
             List<InputFile> inputs = new ArrayList<>();
             inputs.add(InputFile.of("model", model));
             if (Files.exists(casesFile)) inputs.add(InputFile.of("cases", casesFile));
+            if (against != null) inputs.add(InputFile.of("against", against));
             Report report = new Report("toolcalls", inputs, CommandLines.of(spec));
             result.fill(report.body(), maxNew, thinkMax);
             String markdown = result.markdown(inputs);

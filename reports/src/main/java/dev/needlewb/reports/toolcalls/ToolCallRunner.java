@@ -67,6 +67,11 @@ public final class ToolCallRunner {
         return new Prepared(tools, template.render(tools, query), masks(tools, source));
     }
 
+    /** A constrained decoding over {@code p}'s tools, for engines that run their own loop. */
+    public ConstrainedDecoding decoding(Prepared p, ConstrainedDecoding.StepObserver observer) {
+        return new ConstrainedDecoding(p.masks(), thinkMax, observer);
+    }
+
     /** The fewest new tokens a constrained answer over {@code p}'s tools takes. */
     public int minimumTokens(Prepared p) {
         return new ConstrainedDecoding(p.masks(), thinkMax, null).minimumTokens();

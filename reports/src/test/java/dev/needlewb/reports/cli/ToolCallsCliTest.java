@@ -40,6 +40,22 @@ class ToolCallsCliTest {
     }
 
     @Test
+    void topToolsKeepsTheRetrievedToolsOnlyAndTheGrammarFollows(@TempDir Path dir) throws Exception {
+        String alarm = "{\"name\":\"alarm\",\"parameters\":{\"type\":\"object\",\"properties\":{\"hour\":{\"type\":\"integer\"}}}}";
+        String lights = "{\"name\":\"lights\",\"parameters\":{\"type\":\"object\",\"properties\":{\"on\":{\"type\":\"boolean\"}}}}";
+        Path tools = Files.writeString(dir.resolve("tools.json"), "[" + WEATHER + "," + alarm + "," + lights + "]");
+        CliRun run = CliRun.of("generate", MiniVariants.mini().toString(), "--tools", tools.toString(), "--query", "Weather in Paris",
+                "--top-tools", "1", "--require-call", "--mode", "exact", "--json");
+        assertThat(run.exit()).as(run.err()).isZero();
+        JsonNode out = new ObjectMapper().readTree(run.out());
+        assertThat(out.get("tools_shown")).hasSize(1);
+        String shown = out.get("tools_shown").get(0).asText();
+        JsonNode calls = new ObjectMapper().readTree(out.get("calls").asText());
+        assertThat(calls).isNotEmpty();
+        for (JsonNode c : calls) assertThat(c.get("name").asText()).isEqualTo(shown);
+    }
+
+    @Test
     void evalWritesTheAgreementReportAndPassesWhenEnginesAgree(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("r");
         CliRun run = CliRun.of("eval", "toolcalls", MiniVariants.mini().toString(), "--cases", miniCases().toString(),
@@ -57,6 +73,18 @@ class ToolCallsCliTest {
         assertThat(agreement.get("call_agreement").asDouble()).isEqualTo(1.0);
         for (JsonNode e : body.get("engines")) assertThat(e.get("closed_call_lists").asInt()).isEqualTo(6);
         assertThat(body.get("engines").get(0).get("expected_cases").asInt()).isEqualTo(1);
+    }
+
+    @Test
+    void theExactEngineMakesTheSameCallsAsTheFloat64Reference(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("r");
+        CliRun run = CliRun.of("eval", "toolcalls", MiniVariants.mini().toString(), "--cases", miniCases().toString(),
+                "--against", MiniVariants.mini().toString(), "--engine", "exact", "--profile", "strict", "--out", out.toString());
+        assertThat(run.exit()).as(run.err() + run.out()).isZero();
+        JsonNode agreement = new ObjectMapper().readTree(out.resolve("toolcalls.json").toFile()).get("toolcalls").get("agreement").get(0);
+        assertThat(agreement.get("baseline").asText()).isEqualTo("reference");
+        assertThat(agreement.get("call_agreement").asDouble()).isEqualTo(1.0);
+        assertThat(agreement.get("first_divergences")).isEmpty();
     }
 
     @Test

@@ -1,9 +1,9 @@
 package dev.needlewb.reference;
 
+import dev.needlewb.converter.simd.VectorWidth;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -11,12 +11,16 @@ import jdk.incubator.vector.VectorSpecies;
  * single-row products: {@code y[o] = sum_i x[i] * W[i][o]} as float64 dot products over
  * float-widened weights. Widening is exact, so this is the same float64 arithmetic as dgemv on
  * doubles (up to summation order) while reading half the bytes: a decode step is bound by
- * streaming the weights. Lane sums are added in a fixed order, so results do not depend on the JIT tier.
+ * streaming the weights. Each output sums in {@link Vec}'s order (8 logical lanes, added in order,
+ * then the scalar tail), so results depend neither on the JIT tier nor on the vector width.
  */
 final class FloatRows {
-    private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
-    private static final VectorSpecies<Float> F =
-            VectorSpecies.of(float.class, VectorShape.forBitSize(D.vectorBitSize() / 2));
+    private static final int LANES = Vec.LANES;
+    private static final VectorSpecies<Double> D = VectorWidth.DOUBLES;
+    /** Physical double lanes: 2, 4 or 8. */
+    private static final int W = D.length();
+    /** The floats one double vector widens: half its width. */
+    private static final VectorSpecies<Float> F = VectorWidth.floatsFor(W);
 
     private final float[] transposed;
     private final int in;
@@ -45,31 +49,40 @@ final class FloatRows {
     /** {@code x [in] @ W} as [out]. */
     double[] apply(double[] x) {
         double[] y = new double[out];
-        double[] lanes = new double[D.length()];
+        int body = in & -LANES;
         int o = 0;
         // four outputs at a time share each load of x and keep four independent FMA chains busy
         for (; o + 4 <= out; o += 4) {
-            DoubleVector a0 = DoubleVector.zero(D), a1 = a0, a2 = a0, a3 = a0;
-            int i = 0;
-            for (int bound = D.loopBound(in); i < bound; i += D.length()) {
-                DoubleVector xv = DoubleVector.fromArray(D, x, i);
-                a0 = widen(o * in + i).fma(xv, a0);
-                a1 = widen((o + 1) * in + i).fma(xv, a1);
-                a2 = widen((o + 2) * in + i).fma(xv, a2);
-                a3 = widen((o + 3) * in + i).fma(xv, a3);
+            double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+            for (int part = 0; part < LANES; part += W) {
+                DoubleVector a0 = DoubleVector.zero(D), a1 = a0, a2 = a0, a3 = a0;
+                for (int i = part; i < body; i += LANES) {
+                    DoubleVector xv = DoubleVector.fromArray(D, x, i);
+                    a0 = widen(o * in + i).fma(xv, a0);
+                    a1 = widen((o + 1) * in + i).fma(xv, a1);
+                    a2 = widen((o + 2) * in + i).fma(xv, a2);
+                    a3 = widen((o + 3) * in + i).fma(xv, a3);
+                }
+                for (int l = 0; l < W; l++) {
+                    s0 += a0.lane(l);
+                    s1 += a1.lane(l);
+                    s2 += a2.lane(l);
+                    s3 += a3.lane(l);
+                }
             }
-            y[o] = finish(a0, lanes, o, i, x);
-            y[o + 1] = finish(a1, lanes, o + 1, i, x);
-            y[o + 2] = finish(a2, lanes, o + 2, i, x);
-            y[o + 3] = finish(a3, lanes, o + 3, i, x);
+            y[o] = withTail(s0, o, body, x);
+            y[o + 1] = withTail(s1, o + 1, body, x);
+            y[o + 2] = withTail(s2, o + 2, body, x);
+            y[o + 3] = withTail(s3, o + 3, body, x);
         }
         for (; o < out; o++) {
-            DoubleVector acc = DoubleVector.zero(D);
-            int i = 0;
-            for (int bound = D.loopBound(in); i < bound; i += D.length()) {
-                acc = widen(o * in + i).fma(DoubleVector.fromArray(D, x, i), acc);
+            double s = 0;
+            for (int part = 0; part < LANES; part += W) {
+                DoubleVector acc = DoubleVector.zero(D);
+                for (int i = part; i < body; i += LANES) acc = widen(o * in + i).fma(DoubleVector.fromArray(D, x, i), acc);
+                for (int l = 0; l < W; l++) s += acc.lane(l);
             }
-            y[o] = finish(acc, lanes, o, i, x);
+            y[o] = withTail(s, o, body, x);
         }
         return y;
     }
@@ -78,11 +91,8 @@ final class FloatRows {
         return (DoubleVector) FloatVector.fromArray(F, transposed, offset).convertShape(VectorOperators.F2D, D, 0);
     }
 
-    /** The lanes of {@code acc} summed in order, plus the scalar tail of row {@code o} from {@code from}. */
-    private double finish(DoubleVector acc, double[] lanes, int o, int from, double[] x) {
-        acc.intoArray(lanes, 0);
-        double s = 0;
-        for (double lane : lanes) s += lane;
+    /** {@code s} plus the scalar tail of row {@code o} from {@code from}, in order. */
+    private double withTail(double s, int o, int from, double[] x) {
         for (int i = from; i < in; i++) s += transposed[o * in + i] * x[i];
         return s;
     }

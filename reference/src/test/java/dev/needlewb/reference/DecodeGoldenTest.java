@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.needlewb.golden.Golden;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Golden item e: decode.npz / decode.json, upstream decode._forward_cached (raw and deq params). */
+@Tag("width")
 class DecodeGoldenTest {
     /** One call on the whole prompt; item {@code prefill<suffix>.<seq>.<p>}. */
     @ParameterizedTest

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** Golden item b/c: forward.npz, full-sequence logits of SimpleAttentionNetwork.apply. */
+@Tag("width")
 class ForwardGoldenTest {
     /**
      * Float64 against float64: only the summation order differs (BLAS blocking, the fast Hadamard

@@ -3,10 +3,12 @@ package dev.needlewb.reference;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.needlewb.converter.WorkbenchException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** Golden item f: heads.npz, the probe heads over hidden_cells (raw and deq params). */
+@Tag("width")
 class HeadsGoldenTest {
     @ParameterizedTest
     @CsvSource({"s001,raw,q0", "s007,raw,q0", "s040,raw,q0", "s300,raw,q0", "s001,raw,q1", "s007,raw,q1",

@@ -2,10 +2,12 @@ package dev.needlewb.reference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Golden item d: hidden.npz (sequence s040, raw and deq params). Tolerance as in {@link ForwardGoldenTest}. */
+@Tag("width")
 class HiddenGoldenTest {
     private static final int[] S040 = MiniGolden.tokens("s040");
 

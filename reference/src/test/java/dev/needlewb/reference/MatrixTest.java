@@ -2,8 +2,11 @@ package dev.needlewb.reference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("width")
+@Tag("kernel")
 class MatrixTest {
     @Test
     void productsMatchPlainLoopsExactlyOnSmallIntegers() {

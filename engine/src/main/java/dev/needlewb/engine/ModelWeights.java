@@ -1,5 +1,7 @@
 package dev.needlewb.engine;
 
+import static dev.needlewb.converter.names.ModelTensor.*;
+
 import dev.needlewb.converter.FormatException;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
@@ -8,6 +10,7 @@ import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.cq.CqNibbles;
 import dev.needlewb.converter.cq.InvalidCodeException;
 import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.converter.names.TensorName;
 import dev.needlewb.engine.kernel.Activation;
 import dev.needlewb.engine.kernel.CodeLayout;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
@@ -41,28 +44,26 @@ final class ModelWeights {
             throw new FormatException(file.path(), CactFormat.OFF_SITES + 4L * repeated, "engram site " + repeated + " repeats layer "
                     + g.engramSites()[repeated] + ": the engine injects one site per layer (upstream adds both)");
         }
-        embedding = cq("embedding", kernelBits("embedding"));
-        mhc = new MhcWeights(g.mhcLanes(), fp("mhc_a_pre"), fp("mhc_a_post"), fp("mhc_a_res"), fp("mhc_b_pre"), fp("mhc_b_post"),
-                fp("mhc_b_res"));
-        PackedCqMatrix[] phi = sharingInput("mhc_phi_pre", "mhc_phi_post", "mhc_phi_res");
+        embedding = cq(EMBEDDING.single(), kernelBits(EMBEDDING.single()));
+        mhc = new MhcWeights(g.mhcLanes(), fp(MHC_A_PRE.single()), fp(MHC_A_POST.single()), fp(MHC_A_RES.single()),
+                fp(MHC_B_PRE.single()), fp(MHC_B_POST.single()), fp(MHC_B_RES.single()));
+        PackedCqMatrix[] phi = sharingInput(MHC_PHI_PRE.single(), MHC_PHI_POST.single(), MHC_PHI_RES.single());
         PackedCqMatrix phiPre = phi[0], phiPost = phi[1], phiRes = phi[2];
         int n = g.mhcLanes();
         layers = new LayerWeights[g.numLayers()];
         for (int i = 0; i < layers.length; i++) {
-            String p = String.format("layer%02d.", i);
-            PackedCqMatrix[] qkvg = sharingInput(p + "q_proj", p + "k_proj", p + "v_proj", p + "gate_proj");
-            layers[i] = new LayerWeights(fp(p + "norm_in"), qkvg[0], qkvg[1], qkvg[2],
-                    fp(p + "q_norm"), fp(p + "k_norm"), qkvg[3], cq(p + "out_proj", kernelBits(p + "out_proj")), fp(p + "post_norm"),
-                    fp(p + "attn_gate")[0], fp(p + "pre_hada"), fp(p + "d1"), fp(p + "d2"), fp(p + "d3"),
+            PackedCqMatrix[] qkvg = sharingInput(Q_PROJ.at(i), K_PROJ.at(i), V_PROJ.at(i), GATE_PROJ.at(i));
+            layers[i] = new LayerWeights(fp(NORM_IN.at(i)), qkvg[0], qkvg[1], qkvg[2],
+                    fp(Q_NORM.at(i)), fp(K_NORM.at(i)), qkvg[3], cq(OUT_PROJ.at(i), kernelBits(OUT_PROJ.at(i))), fp(POST_NORM.at(i)),
+                    fp(ATTN_GATE.at(i))[0], fp(PRE_HADA.at(i)), fp(D1.at(i)), fp(D2.at(i)), fp(D3.at(i)),
                     phiPre.rowSlice(i * n, n), phiPost.rowSlice(i * n, n), phiRes.rowSlice(i * n * n, n * n));
         }
         engrams = new Engram.Weights[g.numEngramSites()];
         for (int s = 0; s < engrams.length; s++) {
-            String p = "engram" + s + ".";
-            PackedCqMatrix[] kv = sharingInput(p + "key_proj", p + "value_proj");
-            engrams[s] = new Engram.Weights(cq(p + "tables", kernelBits(p + "tables")), kv[0], kv[1], fp(p + "taps"));
+            PackedCqMatrix[] kv = sharingInput(ENGRAM_KEY_PROJ.at(s), ENGRAM_VALUE_PROJ.at(s));
+            engrams[s] = new Engram.Weights(cq(ENGRAM_TABLES.at(s), kernelBits(ENGRAM_TABLES.at(s))), kv[0], kv[1], fp(ENGRAM_TAPS.at(s)));
         }
-        finalNorm = fp("final_norm");
+        finalNorm = fp(FINAL_NORM.single());
     }
 
     /** The engram hashing geometry of {@code g}. */
@@ -85,13 +86,13 @@ final class ModelWeights {
         return names;
     }
 
-    private TensorRecord record(String name) {
-        TensorRecord r = file.tensor(name);
-        if (r == null) throw new IllegalStateException("layout of " + file.path() + " has no " + name);
+    private TensorRecord record(TensorName t) {
+        TensorRecord r = file.tensor(t.name());
+        if (r == null) throw new IllegalStateException("layout of " + file.path() + " has no " + t.name());
         return r;
     }
 
-    private float[] fp(String name) throws FormatException {
+    private float[] fp(TensorName name) throws FormatException {
         return file.dequantize(record(name).index());
     }
 
@@ -99,9 +100,9 @@ final class ModelWeights {
      * The matrices that read one prepared input, at one kernel code width: their common one, or 4
      * bits when they mix 2-bit and 4-bit kernels (upstream's bits maps may give them any widths).
      */
-    private PackedCqMatrix[] sharingInput(String... names) throws FormatException {
+    private PackedCqMatrix[] sharingInput(TensorName... names) throws FormatException {
         int bits = kernelBits(names[0]);
-        for (String name : names) {
+        for (TensorName name : names) {
             if (kernelBits(name) != bits) bits = 4;
         }
         PackedCqMatrix[] out = new PackedCqMatrix[names.length];
@@ -110,14 +111,14 @@ final class ModelWeights {
     }
 
     /** The code width of the kernel a tensor runs on as stored: 2 for 2-bit and ternary, 4 for 3- and 4-bit. */
-    private int kernelBits(String name) throws FormatException {
+    private int kernelBits(TensorName name) throws FormatException {
         TensorRecord r = record(name);
         if (r.dtype() != CactDType.CQ) throw fail(r, "the engine needs this tensor CQ-packed, it is " + r.dtype());
         return r.bits() == 2 || r.isTernary() ? 2 : 4;
     }
 
     /** A view over the stored codes at {@code codeBits}, or over a 4-bit copy of them. */
-    private PackedCqMatrix cq(String name, int codeBits) throws FormatException {
+    private PackedCqMatrix cq(TensorName name, int codeBits) throws FormatException {
         TensorRecord r = record(name);
         float[] values;
         MemorySegment blob = file.blob(r.index());
@@ -143,7 +144,7 @@ final class ModelWeights {
             throw fail(r, "CQ group " + r.group() + " is above the kernels' " + Activation.MAX_EXACT_GROUP
                     + " (int8 group sums must stay exact in float32)");
         }
-        return PackedCqMatrix.over(name, blob, Math.toIntExact(r.dim(0)), Math.toIntExact(r.dim(1)),
+        return PackedCqMatrix.over(name.name(), blob, Math.toIntExact(r.dim(0)), Math.toIntExact(r.dim(1)),
                 r.group(), codeBits, values);
     }
 

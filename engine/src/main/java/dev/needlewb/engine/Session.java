@@ -125,6 +125,16 @@ public final class Session {
         attnOutputs = new float[][] {q, k, v, gate};
     }
 
+    /**
+     * Starts a new sequence at position 0 in this session's buffers, as a server reuses one session
+     * per request: only the token history needs clearing, since every KV slot and engram ring row
+     * is written at its position before any read of that position.
+     */
+    public void reset() {
+        position = 0;
+        history.reset();
+    }
+
     /** The position the next token will take. */
     public int position() {
         return position;

@@ -2,8 +2,8 @@ package dev.needlewb.bench.cact;
 
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactWriter;
-import dev.needlewb.converter.cact.ProbeHead;
 import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.converter.names.ProbeHead;
 import dev.needlewb.converter.synth.SyntheticCact;
 import dev.needlewb.converter.synth.SyntheticTokenizerBlob;
 import java.io.IOException;

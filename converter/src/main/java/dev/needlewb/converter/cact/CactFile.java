@@ -8,6 +8,8 @@ import dev.needlewb.converter.cq.CqDequantizer;
 import dev.needlewb.converter.cq.CqPacking;
 import dev.needlewb.converter.cq.InvalidCodeException;
 import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.converter.names.ModelTensor;
+import dev.needlewb.converter.names.ProbeHead;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -155,7 +157,7 @@ public final class CactFile implements AutoCloseable {
 
     /** Whether the file ends with a RAW tokenizer (upstream's build_export writes none without a tokenizer). */
     public boolean hasTokenizer() {
-        return layout.indexOf(CactLayout.TOKENIZER) >= 0;
+        return layout.hasTokenizer();
     }
 
     /** The RAW tokenizer blob (a view; parsing it is the tokenizer package's job), or null if the file has none. */
@@ -324,7 +326,7 @@ public final class CactFile implements AutoCloseable {
     private static List<ProbeHead> readManifest(MemorySegment seg, Path file, Geometry g, int heads) throws FormatException {
         int index = (int) CactLayout.coreCount(g);
         long rec = CactFormat.recordOffset(index);
-        String name = CactLayout.MANIFEST;
+        String name = ModelTensor.HEADS_MANIFEST.single().name();
         CactDType dtype = CactDType.ofCode(seg.get(ValueLayout.JAVA_BYTE, rec) & 0xFF);
         int ndim = seg.get(ValueLayout.JAVA_BYTE, rec + CactFormat.REC_NDIM) & 0xFF;
         if ((dtype != CactDType.FP16 && dtype != CactDType.FP32) || ndim != 1 || u32(seg, rec + CactFormat.REC_SHAPE) != heads) {
@@ -420,8 +422,8 @@ public final class CactFile implements AutoCloseable {
             long implied = impliedBytes(rec, dtype, shape, group, bits);
             // _tensors: _q (CQ) for every matrix, _fp16 for the rest, RAW tokenizer (FP32 and
             // dense matrices are accepted besides, never written upstream)
-            if (!slot.kind().dtypes().contains(dtype)) {
-                throw fail(rec, "dtype " + dtype + " is not allowed here (expected " + slot.kind().dtypes() + ")");
+            if (!slot.dtypes().contains(dtype)) {
+                throw fail(rec, "dtype " + dtype + " is not allowed here (expected " + slot.dtypes() + ")");
             }
             checkShape(rec, slot, shape);
             // safety, and _q's blob is packed codes + norms, _fp16's arr.tobytes()
@@ -475,7 +477,7 @@ public final class CactFile implements AutoCloseable {
          * (a contrastive head of contrastive_dim 0 is a Dense(0): zero-size, a note).
          */
         private void checkShape(long rec, CactLayout.Slot slot, long[] shape) throws FormatException {
-            long[] expected = switch (slot.kind()) {
+            long[] expected = switch (slot.tensor()) {
                 case HEAD_PROBES -> {
                     if (shape.length != 2 || shape[0] < 1) yield new long[] {-1, geometry.dModel()};
                     yield new long[] {shape[0], geometry.dModel()};

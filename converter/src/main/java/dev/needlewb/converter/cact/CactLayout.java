@@ -1,6 +1,9 @@
 package dev.needlewb.converter.cact;
 
 import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.converter.names.ModelTensor;
+import dev.needlewb.converter.names.ProbeHead;
+import dev.needlewb.converter.names.TensorName;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -8,14 +11,13 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The canonical, positional tensor list of a {@code .cact} for one geometry (upstream
- * {@code export._tensors} and {@code _head_tensors}): names, the dtypes a slot may hold and its
- * expected shape. Matrices are {@code [out, in]}; upstream writes them CQ but FP16/FP32 dense is
- * accepted; every other numeric slot is FP16 upstream, FP32 accepted (upstream never writes those
- * two, so accepting them refuses nothing of its). The RAW tokenizer comes last when present:
- * {@code _pack_cact} appends it only when given one. Probe-head shapes depend on P and out, which
- * the header does not carry: their slots have no fixed shape and the reader checks them for
- * mutual consistency.
+ * The canonical, positional tensor list of a {@code .cact} for one geometry, read from the
+ * {@link ModelTensor} table: names, the dtypes a slot may hold and its expected shape. Matrices
+ * are {@code [out, in]}; upstream writes them CQ but FP16/FP32 dense is accepted; every other
+ * numeric slot is FP16 upstream, FP32 accepted (upstream never writes those two, so accepting
+ * them refuses nothing of its). The RAW tokenizer comes last when present: {@code _pack_cact}
+ * appends it only when given one. Probe-head shapes depend on P and out, which the header does
+ * not carry: their slots have no fixed shape and the reader checks them for mutual consistency.
  *
  * <p>The shapes are those of upstream's parameters for the header's geometry (architecture.py):
  * q/gate {@code Dense(attn_dim)} with attn_dim = num_heads * head_dim (the reshape into heads
@@ -27,46 +29,33 @@ import java.util.Set;
  * kernels transposed to {@code [out, in]} as {@code export._tensors} does.
  */
 public final class CactLayout {
-    /** What a slot holds; decides its allowed dtypes. */
-    public enum Kind {
-        MATRIX(EnumSet.of(CactDType.CQ, CactDType.FP16, CactDType.FP32)),
-        VECTOR(EnumSet.of(CactDType.FP16, CactDType.FP32)),
-        MANIFEST(EnumSet.of(CactDType.FP16, CactDType.FP32)),
-        /** (P, d_model). */
-        HEAD_PROBES(EnumSet.of(CactDType.FP16, CactDType.FP32)),
-        /** (out, P * d_model). */
-        HEAD_PROJ(EnumSet.of(CactDType.FP16, CactDType.FP32)),
-        /** (out,). */
-        HEAD_BIAS(EnumSet.of(CactDType.FP16, CactDType.FP32)),
-        TOKENIZER(EnumSet.of(CactDType.RAW));
+    private static final Set<CactDType> MATRIX = Collections.unmodifiableSet(EnumSet.of(CactDType.CQ, CactDType.FP16, CactDType.FP32));
+    private static final Set<CactDType> NUMERIC = Collections.unmodifiableSet(EnumSet.of(CactDType.FP16, CactDType.FP32));
+    private static final Set<CactDType> RAW = Collections.unmodifiableSet(EnumSet.of(CactDType.RAW));
 
-        private final Set<CactDType> dtypes;
-
-        Kind(Set<CactDType> dtypes) {
-            this.dtypes = Collections.unmodifiableSet(dtypes);
-        }
-
-        public Set<CactDType> dtypes() {
-            return dtypes;
-        }
-    }
-
-    /** One position of the layout; {@code shape} is null for the probe-head kinds. */
-    public record Slot(String name, Kind kind, long[] shape) {
+    /**
+     * One position of the layout: the table's tensor, its name (filled in once: the reader looks
+     * slots up by name) and its shape, null for the probe-head tensors.
+     */
+    public record Slot(TensorName id, String name, long[] shape) {
         @Override
         public long[] shape() {
             return shape == null ? null : shape.clone();
         }
-    }
 
-    /** Tensors per layer. */
-    public static final int PER_LAYER = 14;
-    /** Tensors per engram site. */
-    public static final int PER_SITE = 4;
-    /** Tensors per probe head. */
-    public static final int PER_HEAD = 3;
-    public static final String TOKENIZER = "tokenizer";
-    public static final String MANIFEST = "heads.manifest";
+        public ModelTensor tensor() {
+            return id.tensor();
+        }
+
+        /** The dtypes the slot may hold: what upstream writes (CQ matrices, FP16 vectors, the RAW tokenizer) or wider. */
+        public Set<CactDType> dtypes() {
+            return switch (id.tensor().storage()) {
+                case CQ -> MATRIX;
+                case RAW -> RAW;
+                case FP16, CHECKPOINT_ONLY -> NUMERIC;
+            };
+        }
+    }
 
     private final List<Slot> slots;
 
@@ -76,7 +65,7 @@ public final class CactLayout {
 
     /** Tensors from embedding through final_norm. */
     public static long coreCount(Geometry g) {
-        return 1 + (long) PER_LAYER * g.numLayers() + 9 + (long) PER_SITE * g.numEngramSites() + 1;
+        return ModelTensor.count(g, 0, false);
     }
 
     /** What a directory holds after final_norm: the probe heads and whether the RAW tokenizer closes it. */
@@ -91,11 +80,9 @@ public final class CactLayout {
      */
     public static Extras extras(Geometry g, long numTensors) {
         for (boolean tokenizer : new boolean[] {true, false}) {
-            long extra = numTensors - coreCount(g) - (tokenizer ? 1 : 0);
-            if (extra == 0) return new Extras(0, tokenizer);
-            if (extra < 1 + PER_HEAD || (extra - 1) % PER_HEAD != 0) continue;
-            long heads = (extra - 1) / PER_HEAD;
-            if (heads <= ProbeHead.values().length) return new Extras((int) heads, tokenizer);
+            for (int heads = 0; heads <= ProbeHead.values().length; heads++) {
+                if (ModelTensor.count(g, heads, tokenizer) == numTensors) return new Extras(heads, tokenizer);
+            }
         }
         return null;
     }
@@ -107,58 +94,8 @@ public final class CactLayout {
 
     /** The layout of {@code g} with the given probe heads (canonical order), with or without the tokenizer. */
     public static CactLayout of(Geometry g, List<ProbeHead> heads, boolean tokenizer) {
-        long d = g.dModel();
-        long q = mul(g.numHeads(), g.headDim());
-        long kv = mul(g.numKvHeads(), g.headDim());
-        long hd = g.headDim();
-        long layers = g.numLayers();
-        long lanes = g.mhcLanes();
-        long nc = mul(lanes, d);
         List<Slot> s = new ArrayList<>();
-        s.add(matrix("embedding", g.vocab(), d));
-        for (int i = 0; i < g.numLayers(); i++) {
-            String p = (i < 10 ? "layer0" : "layer") + i + ".";
-            s.add(vector(p + "norm_in", d));
-            s.add(matrix(p + "q_proj", q, d));
-            s.add(matrix(p + "k_proj", kv, d));
-            s.add(matrix(p + "v_proj", kv, d));
-            s.add(vector(p + "q_norm", hd));
-            s.add(vector(p + "k_norm", hd));
-            s.add(matrix(p + "gate_proj", q, d));
-            s.add(matrix(p + "out_proj", d, q));
-            s.add(vector(p + "post_norm", d));
-            s.add(vector(p + "attn_gate", 1));
-            s.add(vector(p + "pre_hada", d));
-            s.add(vector(p + "d1", g.hadaN()));
-            s.add(vector(p + "d2", g.hadaN()));
-            s.add(vector(p + "d3", g.hadaN()));
-        }
-        for (String n : new String[] {"mhc_a_pre", "mhc_a_post", "mhc_a_res"}) s.add(vector(n, layers));
-        s.add(new Slot("mhc_b_pre", Kind.VECTOR, new long[] {layers, lanes}));
-        s.add(new Slot("mhc_b_post", Kind.VECTOR, new long[] {layers, lanes}));
-        s.add(new Slot("mhc_b_res", Kind.VECTOR, new long[] {layers, lanes, lanes}));
-        s.add(matrix("mhc_phi_pre", mul(layers, lanes), nc));
-        s.add(matrix("mhc_phi_post", mul(layers, lanes), nc));
-        s.add(matrix("mhc_phi_res", mul(layers, mul(lanes, lanes)), nc));
-        long tables = g.numEngramTables();
-        long engramIn = mul(tables, g.engramSubDim());
-        for (int site = 0; site < g.numEngramSites(); site++) {
-            String p = "engram" + site + ".";
-            s.add(matrix(p + "tables", mul(tables, g.engramSlots()), g.engramSubDim()));
-            s.add(matrix(p + "key_proj", d, engramIn));
-            s.add(matrix(p + "value_proj", d, engramIn));
-            s.add(new Slot(p + "taps", Kind.VECTOR, new long[] {g.engramConvTaps(), d}));
-        }
-        s.add(vector("final_norm", d));
-        if (!heads.isEmpty()) {
-            s.add(new Slot(MANIFEST, Kind.MANIFEST, new long[] {heads.size()}));
-            for (ProbeHead h : heads) {
-                s.add(new Slot(h.key() + ".probes", Kind.HEAD_PROBES, null));
-                s.add(new Slot(h.key() + ".proj", Kind.HEAD_PROJ, null));
-                s.add(new Slot(h.key() + ".bias", Kind.HEAD_BIAS, null));
-            }
-        }
-        if (tokenizer) s.add(new Slot(TOKENIZER, Kind.TOKENIZER, new long[0]));
+        for (TensorName t : ModelTensor.expand(g, heads, tokenizer)) s.add(new Slot(t, t.name(), t.tensor().shape(g, heads.size(), null)));
         return new CactLayout(s);
     }
 
@@ -174,28 +111,16 @@ public final class CactLayout {
         return slots.size();
     }
 
+    /** Whether the layout ends with the RAW tokenizer. */
+    public boolean hasTokenizer() {
+        return !slots.isEmpty() && slots.getLast().tensor() == ModelTensor.TOKENIZER;
+    }
+
     /** The index of the slot with this name, or -1. */
     public int indexOf(String name) {
         for (int i = 0; i < slots.size(); i++) {
             if (slots.get(i).name().equals(name)) return i;
         }
         return -1;
-    }
-
-    private static Slot matrix(String name, long out, long in) {
-        return new Slot(name, Kind.MATRIX, new long[] {out, in});
-    }
-
-    private static Slot vector(String name, long n) {
-        return new Slot(name, Kind.VECTOR, new long[] {n});
-    }
-
-    /** Product saturating at Long.MAX_VALUE: such a dimension never equals a u32 directory field. */
-    private static long mul(long a, long b) {
-        try {
-            return Math.multiplyExact(a, b);
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE;
-        }
     }
 }

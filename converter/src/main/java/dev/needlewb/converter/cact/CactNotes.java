@@ -1,6 +1,8 @@
 package dev.needlewb.converter.cact;
 
 import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.converter.names.ProbeHead;
+import dev.needlewb.converter.names.Storage;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -21,11 +23,12 @@ public final class CactNotes {
                     + " --tokenizer or token ids");
         }
         for (TensorRecord r : file.tensors()) {
+            CactLayout.Slot slot = file.layout().slot(r.index());
             if (r.dtype() != CactDType.RAW && r.elementCount() == 0) {
                 notes.add(r.name() + " is empty, shape " + Arrays.toString(r.shape())
-                        + (r.name().startsWith(ProbeHead.CONTRASTIVE.key()) ? " (a contrastive head of contrastive_dim 0)" : "")
+                        + (slot.id().head() == ProbeHead.CONTRASTIVE ? " (a contrastive head of contrastive_dim 0)" : "")
                         + ": the head computes nothing");
-            } else if (r.dtype() == CactDType.FP32 || (r.dtype() == CactDType.FP16 && file.layout().slot(r.index()).kind() == CactLayout.Kind.MATRIX)) {
+            } else if (r.dtype() == CactDType.FP32 || (r.dtype() == CactDType.FP16 && slot.tensor().storage() == Storage.CQ)) {
                 notes.add(r.name() + " is " + r.dtype() + (r.dtype() == CactDType.FP16 ? " dense" : "")
                         + ": upstream's exporter writes matrices CQ and vectors FP16");
             }

@@ -4,6 +4,8 @@ import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cq.CqCodebooks;
 import dev.needlewb.converter.io.AtomicFileWriter;
 import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.converter.names.ModelTensor;
+import dev.needlewb.converter.names.ProbeHead;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -59,7 +61,7 @@ public final class CactWriter {
         }
         List<ProbeHead> headList = new ArrayList<>();
         for (ProbeHead h : ProbeHead.values()) {
-            if (model.tensor(h.key() + ".probes") != null) headList.add(h);
+            if (model.tensor(ModelTensor.HEAD_PROBES.at(h).name()) != null) headList.add(h);
         }
         CactLayout layout = CactLayout.of(g, headList, extras.tokenizer());
         if (layout.size() != ts.size()) {
@@ -73,7 +75,7 @@ public final class CactWriter {
             CactLayout.Slot slot = layout.slot(i);
             String where = "cannot write .cact: tensor " + i + " (" + t.name() + "): ";
             if (!slot.name().equals(t.name())) throw new WorkbenchException(where + "expected " + slot.name() + " at this position");
-            if (!slot.kind().dtypes().contains(t.dtype())) throw new WorkbenchException(where + "dtype " + t.dtype() + " not allowed");
+            if (!slot.dtypes().contains(t.dtype())) throw new WorkbenchException(where + "dtype " + t.dtype() + " not allowed");
             if (slot.shape() != null && !Arrays.equals(slot.shape(), t.shape())) {
                 throw new WorkbenchException(where + "shape " + Arrays.toString(t.shape()) + ", expected " + Arrays.toString(slot.shape()));
             }

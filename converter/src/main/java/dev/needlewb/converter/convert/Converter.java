@@ -156,7 +156,7 @@ public final class Converter {
                 case CACT -> weights = WeightSources.fromCact(openCact(request.input()), "f16".equals(request.dtype()));
                 case TORCH, SAFETENSORS -> {
                     Map<String, NpyArray> dict = StateDictFiles.read(request.input(), from);
-                    NameMap names = base != null ? NameMap.of(base)
+                    NameMap names = base != null ? WeightSources.namesOf(base)
                             : NameMap.of(meta.flaxConfig(), WeightSources.partsOf(dict.keySet()), KvBudget.effectiveWindow(meta.flaxConfig()));
                     weights = WeightSources.fromStateDict(dict, names, request.input());
                 }

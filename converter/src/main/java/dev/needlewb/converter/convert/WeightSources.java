@@ -3,17 +3,22 @@ package dev.needlewb.converter.convert;
 import dev.needlewb.converter.FormatException;
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.converter.flax.FlaxParamShapes;
 import dev.needlewb.converter.flax.KvBudget;
 import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.converter.names.HeadShape;
+import dev.needlewb.converter.names.ModelTensor;
 import dev.needlewb.converter.names.NameMap;
 import dev.needlewb.converter.names.NameRow;
+import dev.needlewb.converter.names.ProbeHead;
 import dev.needlewb.converter.names.Transform;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,6 +33,16 @@ public final class WeightSources {
     public static NameMap namesOf(FlaxCheckpoint ckpt) throws WorkbenchException {
         FlaxConfig config = ckpt.flaxConfig();
         return NameMap.of(config, FlaxParamShapes.Parts.presentIn(ckpt.params().keySet()), KvBudget.effectiveWindow(config));
+    }
+
+    /** The name map of a {@code .cact}: its geometry, its probe heads as stored, its tokenizer if any; no checkpoint-only leaves. */
+    public static NameMap namesOf(CactFile file) {
+        List<HeadShape> heads = new ArrayList<>();
+        for (ProbeHead h : ProbeHead.values()) {
+            TensorRecord probes = file.tensor(ModelTensor.HEAD_PROBES.at(h).name());
+            if (probes != null) heads.add(new HeadShape(h, (int) probes.dim(0), (int) file.tensor(ModelTensor.HEAD_PROJ.at(h).name()).dim(0)));
+        }
+        return NameMap.of(file.geometry(), heads, new LinkedHashMap<>(), file.hasTokenizer());
     }
 
     /** A checkpoint's weights in .cact layout (dtype kept), plus its checkpoint-only leaves. */
@@ -48,7 +63,7 @@ public final class WeightSources {
      * rounded to float16 when {@code half}), FP16 tensors widened to float32 or kept as float16.
      */
     public static ModelWeights fromCact(CactFile file, boolean half) throws WorkbenchException {
-        NameMap names = NameMap.of(file);
+        NameMap names = namesOf(file);
         List<NameRow> rows = names.cactRows().stream().filter(NameRow::isWeight).toList();
         List<NpyArray> arrays = ParallelTensors.map(rows.size(), i -> {
             NameRow row = rows.get(i);

@@ -2,6 +2,7 @@ package dev.needlewb.converter.cq;
 
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cq.codebook.Codebooks;
+import dev.needlewb.converter.simd.VectorWidth;
 import java.util.Comparator;
 import java.util.Objects;
 import java.util.Optional;
@@ -37,12 +38,29 @@ import jdk.incubator.vector.VectorSpecies;
  * those groups keeps the arithmetic finite without rescaling. Tiny groups follow upstream: with
  * a norm below 1e-12 the coordinates are divided by 1e-12 (subnormal weights: every code is that
  * of 0), and a norm below 2^-25 stores as float16 zero.
+ *
+ * <p>Every code and norm is the same at every vector width: the coding is lane by lane, and the sum
+ * of squares keeps NumPy's 8 accumulators whatever the width.
  */
 public final class CqQuantizer {
-    private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
-    private static final VectorSpecies<Integer> I = IntVector.SPECIES_256;
-    /** NumPy's pairwise sum keeps 8 accumulators, one per lane of a 256-bit float vector. */
+    /** NumPy's pairwise sum keeps 8 accumulators, its logical lanes. */
     private static final int ACCUMULATORS = 8;
+    /**
+     * The accumulators' physical vectors: one of 8 lanes, or two of 4 at 128 bits. At 512 bits a
+     * 256-bit vector, since a 16-lane one would add a different set of elements in each lane.
+     */
+    private static final VectorSpecies<Float> SUMS = VectorWidth.floatsFor(Math.min(ACCUMULATORS, VectorWidth.FLOAT_LANES));
+    private static final int SUM_LANES = SUMS.length();
+    /** The coding runs on the full width: each lane codes one coordinate. */
+    private static final VectorSpecies<Float> F = VectorWidth.FLOATS;
+    private static final VectorSpecies<Integer> I = VectorWidth.INTS;
+    private static final int CODING_LANES = F.length();
+    /**
+     * The codes of one store: one per coding lane, or 8 (two coding vectors) at 4 lanes, the
+     * narrowest byte shape. A group narrower than this (8 at 512 bits) is coded by the scalar loop.
+     */
+    private static final VectorSpecies<Byte> CODES = VectorWidth.bytesFor(CODING_LANES);
+    private static final int CODES_PER_STORE = CODES.length();
     private static final int MAX_GROUP = 128;
     private static final float MIN_NORM = 1e-12f;
     /** About this many weights make one task of the row-parallel split. */
@@ -170,6 +188,7 @@ public final class CqQuantizer {
     final class GroupCoder {
         private final double[] wide = new double[group];
         private final float[] rot = new float[group];
+        private final float[] accumulators = new float[ACCUMULATORS];
 
         private GroupCoder() {}
 
@@ -206,14 +225,25 @@ public final class CqQuantizer {
 
         /** {@code (rot ** 2).sum()} in float32 exactly as NumPy's pairwise sum of one block. */
         private float sumOfSquares(float[] x) {
-            FloatVector acc = FloatVector.fromArray(F, x, 0);
-            acc = acc.mul(acc);
-            for (int i = ACCUMULATORS; i < group; i += ACCUMULATORS) {
-                FloatVector v = FloatVector.fromArray(F, x, i);
-                acc = acc.add(v.mul(v));
+            FloatVector low = FloatVector.fromArray(SUMS, x, 0);
+            low = low.mul(low);
+            FloatVector high = low;
+            if (SUM_LANES < ACCUMULATORS) {
+                high = FloatVector.fromArray(SUMS, x, SUM_LANES);
+                high = high.mul(high);
             }
-            return ((acc.lane(0) + acc.lane(1)) + (acc.lane(2) + acc.lane(3)))
-                    + ((acc.lane(4) + acc.lane(5)) + (acc.lane(6) + acc.lane(7)));
+            for (int i = ACCUMULATORS; i < group; i += ACCUMULATORS) {
+                FloatVector v = FloatVector.fromArray(SUMS, x, i);
+                low = low.add(v.mul(v));
+                if (SUM_LANES < ACCUMULATORS) {
+                    FloatVector w = FloatVector.fromArray(SUMS, x, i + SUM_LANES);
+                    high = high.add(w.mul(w));
+                }
+            }
+            low.intoArray(accumulators, 0);
+            if (SUM_LANES < ACCUMULATORS) high.intoArray(accumulators, SUM_LANES);
+            float[] a = accumulators;
+            return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
         }
 
         /**
@@ -225,16 +255,33 @@ public final class CqQuantizer {
         private void encode(float[] x, float divisor, byte[] codes, int out) {
             FloatVector d = FloatVector.broadcast(F, divisor);
             IntVector one = IntVector.broadcast(I, 1);
-            for (int i = 0; i < group; i += F.length()) {
+            int i = 0;
+            for (; i + CODES_PER_STORE <= group; i += CODES_PER_STORE) {
                 FloatVector u = FloatVector.fromArray(F, x, i).div(d);
+                FloatVector next = CODES_PER_STORE > CODING_LANES ? FloatVector.fromArray(F, x, i + CODING_LANES).div(d) : u;
                 IntVector code = IntVector.zero(I);
+                IntVector nextCode = code;
                 for (int k = 0; k + 1 < codebook.length; k++) {
-                    FloatVector below = u.sub(codebook[k]);
-                    FloatVector above = FloatVector.broadcast(F, codebook[k + 1]).sub(u);
-                    VectorMask<Integer> up = below.compare(VectorOperators.GT, above).cast(I);
+                    FloatVector right = FloatVector.broadcast(F, codebook[k + 1]);
+                    VectorMask<Integer> up = u.sub(codebook[k]).compare(VectorOperators.GT, right.sub(u)).cast(I);
                     code = code.add(one, up);
+                    if (CODES_PER_STORE > CODING_LANES) {
+                        VectorMask<Integer> nextUp = next.sub(codebook[k]).compare(VectorOperators.GT, right.sub(next)).cast(I);
+                        nextCode = nextCode.add(one, nextUp);
+                    }
                 }
-                ((ByteVector) code.convertShape(VectorOperators.I2B, ByteVector.SPECIES_64, 0)).intoArray(codes, out + i);
+                ByteVector stored = (ByteVector) code.convertShape(VectorOperators.I2B, CODES, 0);
+                if (CODES_PER_STORE > CODING_LANES) {
+                    // the second vector's codes go to the upper half of the store (part -1 of the conversion)
+                    stored = stored.or((ByteVector) nextCode.convertShape(VectorOperators.I2B, CODES, -1));
+                }
+                stored.intoArray(codes, out + i);
+            }
+            for (; i < group; i++) {
+                float u = x[i] / divisor;
+                int code = 0;
+                for (int k = 0; k + 1 < codebook.length; k++) if (u - codebook[k] > codebook[k + 1] - u) code++;
+                codes[out + i] = (byte) code;
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.needlewb.converter.cq;
 
+import dev.needlewb.converter.simd.VectorWidth;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
@@ -15,20 +16,27 @@ import jdk.incubator.vector.VectorSpecies;
  *
  * <p>Strides inside one vector become lane shuffles ({@code y = partner + (-x on upper lanes)}:
  * the same sums and differences as the butterflies, so the same rounding); longer strides run two
- * stages per pass over memory. Sizes below one vector fall back to scalar butterflies.
+ * stages per pass over memory. Sizes below one vector fall back to scalar butterflies. Every output
+ * is the same chain of butterflies at every vector width, so the same bits.
  */
 public final class Fwht {
-    private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
-    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
-    /** Strides 1, 2, 4 ... below the vector length run inside one vector. */
-    private static final int IN_VECTOR_STAGES = Integer.numberOfTrailingZeros(D.length());
-    private static final int F_IN_VECTOR_STAGES = Integer.numberOfTrailingZeros(F.length());
-    /** Per in-vector stage: each lane's butterfly partner (lane ^ stride). */
-    private static final VectorShuffle<Double>[] PARTNER = partners(D);
-    private static final VectorShuffle<Float>[] F_PARTNER = partners(F);
-    /** Per in-vector stage: the lanes holding the second operand of their butterfly. */
-    private static final VectorMask<Double>[] UPPER = uppers(D);
-    private static final VectorMask<Float>[] F_UPPER = uppers(F);
+    private static final VectorSpecies<Double> D = VectorWidth.DOUBLES;
+    private static final VectorSpecies<Float> F = VectorWidth.FLOATS;
+    /** Double lanes (2, 4 or 8) and float lanes (4, 8 or 16): strides below these run inside one vector. */
+    private static final int DOUBLE_LANES = D.length();
+    private static final int FLOAT_LANES = F.length();
+    /**
+     * {@code D_PARTNER<s>}: each lane's butterfly partner at stride s (lane ^ s); {@code D_UPPER<s>}: the
+     * lanes holding the second operand of their butterfly; null where s is not below the lane count.
+     * Fields, not arrays: C2 compiles a shuffle or mask to SIMD only when it knows its class, which an
+     * array element hides.
+     */
+    private static final VectorShuffle<Double> D_PARTNER1 = partner(D, 1), D_PARTNER2 = partner(D, 2), D_PARTNER4 = partner(D, 4);
+    private static final VectorMask<Double> D_UPPER1 = upper(D, 1), D_UPPER2 = upper(D, 2), D_UPPER4 = upper(D, 4);
+    private static final VectorShuffle<Float> F_PARTNER1 = partner(F, 1), F_PARTNER2 = partner(F, 2),
+            F_PARTNER4 = partner(F, 4), F_PARTNER8 = partner(F, 8);
+    private static final VectorMask<Float> F_UPPER1 = upper(F, 1), F_UPPER2 = upper(F, 2), F_UPPER4 = upper(F, 4),
+            F_UPPER8 = upper(F, 8);
 
     private Fwht() {}
 
@@ -41,16 +49,16 @@ public final class Fwht {
     /** Unnormalized transform of {@code a[off, off + n)}, n a power of two. */
     public static void unnormalized(double[] a, int off, int n) {
         requirePowerOfTwo(n);
-        int lanes = D.length();
+        int lanes = DOUBLE_LANES;
         if (n < lanes) {
             for (int h = 1; h < n; h <<= 1) scalarStage(a, off, n, h);
             return;
         }
         for (int i = off; i < off + n; i += lanes) {
             DoubleVector v = DoubleVector.fromArray(D, a, i);
-            for (int s = 0; s < IN_VECTOR_STAGES; s++) {
-                v = v.rearrange(PARTNER[s]).add(v.lanewise(VectorOperators.NEG, UPPER[s]));
-            }
+            v = v.rearrange(D_PARTNER1).add(v.lanewise(VectorOperators.NEG, D_UPPER1));
+            if (lanes > 2) v = v.rearrange(D_PARTNER2).add(v.lanewise(VectorOperators.NEG, D_UPPER2));
+            if (lanes > 4) v = v.rearrange(D_PARTNER4).add(v.lanewise(VectorOperators.NEG, D_UPPER4));
             v.intoArray(a, i);
         }
         int h = lanes;
@@ -88,16 +96,17 @@ public final class Fwht {
     /** Unnormalized transform of {@code a[off, off + n)}, n a power of two, in float32 arithmetic. */
     public static void unnormalized(float[] a, int off, int n) {
         requirePowerOfTwo(n);
-        int lanes = F.length();
+        int lanes = FLOAT_LANES;
         if (n < lanes) {
             for (int h = 1; h < n; h <<= 1) scalarStage(a, off, n, h);
             return;
         }
         for (int i = off; i < off + n; i += lanes) {
             FloatVector v = FloatVector.fromArray(F, a, i);
-            for (int s = 0; s < F_IN_VECTOR_STAGES; s++) {
-                v = v.rearrange(F_PARTNER[s]).add(v.lanewise(VectorOperators.NEG, F_UPPER[s]));
-            }
+            v = v.rearrange(F_PARTNER1).add(v.lanewise(VectorOperators.NEG, F_UPPER1));
+            v = v.rearrange(F_PARTNER2).add(v.lanewise(VectorOperators.NEG, F_UPPER2));
+            if (lanes > 4) v = v.rearrange(F_PARTNER4).add(v.lanewise(VectorOperators.NEG, F_UPPER4));
+            if (lanes > 8) v = v.rearrange(F_PARTNER8).add(v.lanewise(VectorOperators.NEG, F_UPPER8));
             v.intoArray(a, i);
         }
         int h = lanes;
@@ -167,25 +176,15 @@ public final class Fwht {
         }
     }
 
-    @SuppressWarnings("unchecked")
-    private static <E> VectorShuffle<E>[] partners(VectorSpecies<E> species) {
-        VectorShuffle<E>[] out = new VectorShuffle[Integer.numberOfTrailingZeros(species.length())];
-        for (int s = 0; s < out.length; s++) {
-            int stride = 1 << s;
-            out[s] = VectorShuffle.fromOp(species, lane -> lane ^ stride);
-        }
-        return out;
+    private static <E> VectorShuffle<E> partner(VectorSpecies<E> species, int stride) {
+        return stride < species.length() ? VectorShuffle.fromOp(species, lane -> lane ^ stride) : null;
     }
 
-    @SuppressWarnings("unchecked")
-    private static <E> VectorMask<E>[] uppers(VectorSpecies<E> species) {
-        VectorMask<E>[] out = new VectorMask[Integer.numberOfTrailingZeros(species.length())];
-        for (int s = 0; s < out.length; s++) {
-            boolean[] upper = new boolean[species.length()];
-            for (int lane = 0; lane < upper.length; lane++) upper[lane] = (lane & (1 << s)) != 0;
-            out[s] = VectorMask.fromArray(species, upper, 0);
-        }
-        return out;
+    private static <E> VectorMask<E> upper(VectorSpecies<E> species, int stride) {
+        if (stride >= species.length()) return null;
+        boolean[] upper = new boolean[species.length()];
+        for (int lane = 0; lane < upper.length; lane++) upper[lane] = (lane & stride) != 0;
+        return VectorMask.fromArray(species, upper, 0);
     }
 
     private static void requirePowerOfTwo(int n) {

@@ -1,5 +1,6 @@
 package dev.needlewb.converter.cq;
 
+import dev.needlewb.converter.simd.VectorWidth;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorShuffle;
@@ -18,12 +19,18 @@ import jdk.incubator.vector.VectorSpecies;
  * s(m,b) of the current k-chunk m, so every FMA uses P[r]; crossing into chunk m+1 multiplies it
  * by s(m,b)*s(m+1,b). Negation is exact and round-to-nearest is symmetric, so every rounding is
  * the one BLAS performed (only the sign of an intermediate zero can differ, which no nonzero
- * result depends on and the final {@code + 0} of the BLAS store normalizes). Not thread-safe.
+ * result depends on and the final {@code + 0} of the BLAS store normalizes).
+ *
+ * <p>L is 16 logical lanes at every vector width: a block of L columns is {@code L / W} physical
+ * vectors of W lanes, computed one after the other. Each lane is its own chain, so the split changes no
+ * rounding and the result is the same bits at 128, 256 and 512 bits. Not thread-safe.
  */
 final class HadamardMatmul {
-    private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED.length() >= 8
-            ? FloatVector.SPECIES_PREFERRED : FloatVector.SPECIES_256;
-    private static final int L = SPECIES.length();
+    private static final VectorSpecies<Float> SPECIES = VectorWidth.FLOATS;
+    /** Physical lanes: 4, 8 or 16. */
+    private static final int W = SPECIES.length();
+    /** Logical lanes: columns per output block and rows per k-chunk of the pattern. */
+    private static final int L = 16;
     /** Accumulators (output blocks of L columns) per pass. */
     private static final int PASS = 4;
     /** Rows of the L x L pattern, scaled by float32(1/sqrt(n)), per supported n. */
@@ -31,9 +38,9 @@ final class HadamardMatmul {
     private static final float[] PATTERN_128 = pattern(128);
     /** {@code SIGN[m * 16 + b] = (-1)^popcount(m & b)} for chunk/block indices below 16. */
     private static final float[] SIGN = new float[16 * 16];
-    /** {@code [x0, x0, x1, x1, ...]} of the low and of the high half of the lanes, and the odd lanes. */
+    /** {@code [x0, x0, x1, x1, ...]} of the low and of the high half of a physical vector's lanes, and the odd lanes. */
     private static final VectorShuffle<Float> SPREAD_LOW = spread(0);
-    private static final VectorShuffle<Float> SPREAD_HIGH = spread(L / 2);
+    private static final VectorShuffle<Float> SPREAD_HIGH = spread(W / 2);
     private static final VectorMask<Float> ODD_LANES = VectorMask.fromLong(SPECIES, 0xAAAAAAAAAAAAAAAAL);
 
     static {
@@ -46,7 +53,7 @@ final class HadamardMatmul {
     private final int blocks;
     private final float[] p;
     private final float[] scratch;
-    /** The even chains of {@link #evenOdd}, then from {@code oddChains} the odd chains (at least PASS vectors each). */
+    /** The even chains of {@link #evenOdd}, then from {@code oddChains} the odd chains (at least PASS blocks of L each). */
     private final float[] halves;
     private final int oddChains;
     /** One chain per block of 8 k of {@link #gemvBlocks}, L lanes each. */
@@ -107,30 +114,32 @@ final class HadamardMatmul {
     private void sequential(float[] a, int aOff, float[] out, int outOff) {
         FloatVector zero = FloatVector.zero(SPECIES);
         for (int b = 0; b < blocks; b += PASS) {
-            FloatVector c0 = zero, c1 = zero, c2 = zero, c3 = zero;
-            for (int m = 0; m < blocks; m++) {
-                if (m > 0) {
-                    c0 = c0.mul(flip(m, b));
-                    c1 = c1.mul(flip(m, b + 1));
-                    c2 = c2.mul(flip(m, b + 2));
-                    c3 = c3.mul(flip(m, b + 3));
+            for (int part = 0; part < L; part += W) {
+                FloatVector c0 = zero, c1 = zero, c2 = zero, c3 = zero;
+                for (int m = 0; m < blocks; m++) {
+                    if (m > 0) {
+                        c0 = c0.mul(flip(m, b));
+                        c1 = c1.mul(flip(m, b + 1));
+                        c2 = c2.mul(flip(m, b + 2));
+                        c3 = c3.mul(flip(m, b + 3));
+                    }
+                    int base = aOff + m * L;
+                    for (int r = 0; r < L; r++) {
+                        FloatVector ak = FloatVector.broadcast(SPECIES, a[base + r]);
+                        FloatVector pr = FloatVector.fromArray(SPECIES, p, r * L + part);
+                        c0 = ak.fma(pr, c0);
+                        c1 = ak.fma(pr, c1);
+                        c2 = ak.fma(pr, c2);
+                        c3 = ak.fma(pr, c3);
+                    }
                 }
-                int base = aOff + m * L;
-                for (int r = 0; r < L; r++) {
-                    FloatVector ak = FloatVector.broadcast(SPECIES, a[base + r]);
-                    FloatVector pr = FloatVector.fromArray(SPECIES, p, r * L);
-                    c0 = ak.fma(pr, c0);
-                    c1 = ak.fma(pr, c1);
-                    c2 = ak.fma(pr, c2);
-                    c3 = ak.fma(pr, c3);
-                }
+                int last = blocks - 1;
+                int at = outOff + b * L + part;
+                c0.mul(sign(last, b)).add(zero).intoArray(out, at);
+                c1.mul(sign(last, b + 1)).add(zero).intoArray(out, at + L);
+                c2.mul(sign(last, b + 2)).add(zero).intoArray(out, at + 2 * L);
+                c3.mul(sign(last, b + 3)).add(zero).intoArray(out, at + 3 * L);
             }
-            int last = blocks - 1;
-            int at = outOff + b * L;
-            c0.mul(sign(last, b)).add(zero).intoArray(out, at);
-            c1.mul(sign(last, b + 1)).add(zero).intoArray(out, at + L);
-            c2.mul(sign(last, b + 2)).add(zero).intoArray(out, at + 2 * L);
-            c3.mul(sign(last, b + 3)).add(zero).intoArray(out, at + 3 * L);
         }
     }
 
@@ -142,72 +151,75 @@ final class HadamardMatmul {
      * of column 2i visit H_{n/2}[kappa][i] for k = 2 kappa and 2 kappa + 1, so one pass over
      * half-size blocks gives e and o of every column pair, and {@code y[2i] = e + o},
      * {@code y[2i + 1] = e - o}: half the FMAs of the plain product. When n / 2 is fewer than
-     * PASS vectors (n = 64 with 16 lanes) the pass also runs chains for blocks that do not exist,
+     * PASS blocks (n = 64) the pass also runs chains for blocks that do not exist,
      * which are never stored.
      */
     private void evenOdd(float[] a, int aOff, float[] out, int outOff) {
         FloatVector zero = FloatVector.zero(SPECIES);
         int halfBlocks = blocks / 2;
         for (int b = 0; b < halfBlocks; b += PASS) {
-            FloatVector e0 = zero, e1 = zero, e2 = zero, e3 = zero;
-            FloatVector o0 = zero, o1 = zero, o2 = zero, o3 = zero;
-            for (int m = 0; m < halfBlocks; m++) {
-                if (m > 0) {
-                    float f0 = flip(m, b), f1 = flip(m, b + 1), f2 = flip(m, b + 2), f3 = flip(m, b + 3);
-                    e0 = e0.mul(f0);
-                    o0 = o0.mul(f0);
-                    e1 = e1.mul(f1);
-                    o1 = o1.mul(f1);
-                    e2 = e2.mul(f2);
-                    o2 = o2.mul(f2);
-                    e3 = e3.mul(f3);
-                    o3 = o3.mul(f3);
+            for (int part = 0; part < L; part += W) {
+                FloatVector e0 = zero, e1 = zero, e2 = zero, e3 = zero;
+                FloatVector o0 = zero, o1 = zero, o2 = zero, o3 = zero;
+                for (int m = 0; m < halfBlocks; m++) {
+                    if (m > 0) {
+                        float f0 = flip(m, b), f1 = flip(m, b + 1), f2 = flip(m, b + 2), f3 = flip(m, b + 3);
+                        e0 = e0.mul(f0);
+                        o0 = o0.mul(f0);
+                        e1 = e1.mul(f1);
+                        o1 = o1.mul(f1);
+                        e2 = e2.mul(f2);
+                        o2 = o2.mul(f2);
+                        e3 = e3.mul(f3);
+                        o3 = o3.mul(f3);
+                    }
+                    int base = aOff + 2 * m * L;
+                    for (int r = 0; r < L; r += 2) {
+                        FloatVector ak = FloatVector.broadcast(SPECIES, a[base + 2 * r]);
+                        FloatVector bk = FloatVector.broadcast(SPECIES, a[base + 2 * r + 1]);
+                        FloatVector ck = FloatVector.broadcast(SPECIES, a[base + 2 * r + 2]);
+                        FloatVector dk = FloatVector.broadcast(SPECIES, a[base + 2 * r + 3]);
+                        FloatVector pr = FloatVector.fromArray(SPECIES, p, r * L + part);
+                        FloatVector pn = FloatVector.fromArray(SPECIES, p, r * L + L + part);
+                        e0 = ak.fma(pr, e0);
+                        o0 = bk.fma(pr, o0);
+                        e1 = ak.fma(pr, e1);
+                        o1 = bk.fma(pr, o1);
+                        e2 = ak.fma(pr, e2);
+                        o2 = bk.fma(pr, o2);
+                        e3 = ak.fma(pr, e3);
+                        o3 = bk.fma(pr, o3);
+                        e0 = ck.fma(pn, e0);
+                        o0 = dk.fma(pn, o0);
+                        e1 = ck.fma(pn, e1);
+                        o1 = dk.fma(pn, o1);
+                        e2 = ck.fma(pn, e2);
+                        o2 = dk.fma(pn, o2);
+                        e3 = ck.fma(pn, e3);
+                        o3 = dk.fma(pn, o3);
+                    }
                 }
-                int base = aOff + 2 * m * L;
-                for (int r = 0; r < L; r += 2) {
-                    FloatVector ak = FloatVector.broadcast(SPECIES, a[base + 2 * r]);
-                    FloatVector bk = FloatVector.broadcast(SPECIES, a[base + 2 * r + 1]);
-                    FloatVector ck = FloatVector.broadcast(SPECIES, a[base + 2 * r + 2]);
-                    FloatVector dk = FloatVector.broadcast(SPECIES, a[base + 2 * r + 3]);
-                    FloatVector pr = FloatVector.fromArray(SPECIES, p, r * L);
-                    FloatVector pn = FloatVector.fromArray(SPECIES, p, r * L + L);
-                    e0 = ak.fma(pr, e0);
-                    o0 = bk.fma(pr, o0);
-                    e1 = ak.fma(pr, e1);
-                    o1 = bk.fma(pr, o1);
-                    e2 = ak.fma(pr, e2);
-                    o2 = bk.fma(pr, o2);
-                    e3 = ak.fma(pr, e3);
-                    o3 = bk.fma(pr, o3);
-                    e0 = ck.fma(pn, e0);
-                    o0 = dk.fma(pn, o0);
-                    e1 = ck.fma(pn, e1);
-                    o1 = dk.fma(pn, o1);
-                    e2 = ck.fma(pn, e2);
-                    o2 = dk.fma(pn, o2);
-                    e3 = ck.fma(pn, e3);
-                    o3 = dk.fma(pn, o3);
-                }
+                int last = halfBlocks - 1;
+                int even = b * L + part;
+                int odd = oddChains + even;
+                e0.mul(sign(last, b)).intoArray(halves, even);
+                o0.mul(sign(last, b)).intoArray(halves, odd);
+                e1.mul(sign(last, b + 1)).intoArray(halves, even + L);
+                o1.mul(sign(last, b + 1)).intoArray(halves, odd + L);
+                e2.mul(sign(last, b + 2)).intoArray(halves, even + 2 * L);
+                o2.mul(sign(last, b + 2)).intoArray(halves, odd + 2 * L);
+                e3.mul(sign(last, b + 3)).intoArray(halves, even + 3 * L);
+                o3.mul(sign(last, b + 3)).intoArray(halves, odd + 3 * L);
             }
-            int last = halfBlocks - 1;
-            int half = oddChains;
-            e0.mul(sign(last, b)).intoArray(halves, b * L);
-            o0.mul(sign(last, b)).intoArray(halves, half + b * L);
-            e1.mul(sign(last, b + 1)).intoArray(halves, (b + 1) * L);
-            o1.mul(sign(last, b + 1)).intoArray(halves, half + (b + 1) * L);
-            e2.mul(sign(last, b + 2)).intoArray(halves, (b + 2) * L);
-            o2.mul(sign(last, b + 2)).intoArray(halves, half + (b + 2) * L);
-            e3.mul(sign(last, b + 3)).intoArray(halves, (b + 3) * L);
-            o3.mul(sign(last, b + 3)).intoArray(halves, half + (b + 3) * L);
         }
         // y[2i] = e[i] + o[i] and y[2i + 1] = e[i] - o[i], interleaved lane by lane.
-        for (int i = 0; i < n / 2; i += L) {
+        for (int i = 0; i < n / 2; i += W) {
             FloatVector e = FloatVector.fromArray(SPECIES, halves, i);
             FloatVector o = FloatVector.fromArray(SPECIES, halves, oddChains + i);
             FloatVector sum = e.add(o).add(zero);
             FloatVector diff = e.sub(o).add(zero);
             sum.rearrange(SPREAD_LOW).blend(diff.rearrange(SPREAD_LOW), ODD_LANES).intoArray(out, outOff + 2 * i);
-            sum.rearrange(SPREAD_HIGH).blend(diff.rearrange(SPREAD_HIGH), ODD_LANES).intoArray(out, outOff + 2 * i + L);
+            sum.rearrange(SPREAD_HIGH).blend(diff.rearrange(SPREAD_HIGH), ODD_LANES).intoArray(out, outOff + 2 * i + W);
         }
     }
 
@@ -219,35 +231,37 @@ final class HadamardMatmul {
      */
     private void gemvBlocks(float[] a, int aOff, float[] out, int outOff) {
         FloatVector zero = FloatVector.zero(SPECIES);
-        for (int k0 = 0; k0 < n; k0 += 32) {
-            FloatVector t0 = zero, t1 = zero, t2 = zero, t3 = zero;
-            for (int r = 0; r < 8; r++) {
-                t0 = FloatVector.broadcast(SPECIES, a[aOff + k0 + r]).fma(FloatVector.fromArray(SPECIES, p, (k0 % L + r) * L), t0);
-                t1 = FloatVector.broadcast(SPECIES, a[aOff + k0 + 8 + r]).fma(FloatVector.fromArray(SPECIES, p, ((k0 + 8) % L + r) * L), t1);
-                t2 = FloatVector.broadcast(SPECIES, a[aOff + k0 + 16 + r]).fma(FloatVector.fromArray(SPECIES, p, ((k0 + 16) % L + r) * L), t2);
-                t3 = FloatVector.broadcast(SPECIES, a[aOff + k0 + 24 + r]).fma(FloatVector.fromArray(SPECIES, p, ((k0 + 24) % L + r) * L), t3);
+        for (int part = 0; part < L; part += W) {
+            for (int k0 = 0; k0 < n; k0 += 32) {
+                FloatVector t0 = zero, t1 = zero, t2 = zero, t3 = zero;
+                for (int r = 0; r < 8; r++) {
+                    t0 = FloatVector.broadcast(SPECIES, a[aOff + k0 + r]).fma(FloatVector.fromArray(SPECIES, p, (k0 % L + r) * L + part), t0);
+                    t1 = FloatVector.broadcast(SPECIES, a[aOff + k0 + 8 + r]).fma(FloatVector.fromArray(SPECIES, p, ((k0 + 8) % L + r) * L + part), t1);
+                    t2 = FloatVector.broadcast(SPECIES, a[aOff + k0 + 16 + r]).fma(FloatVector.fromArray(SPECIES, p, ((k0 + 16) % L + r) * L + part), t2);
+                    t3 = FloatVector.broadcast(SPECIES, a[aOff + k0 + 24 + r]).fma(FloatVector.fromArray(SPECIES, p, ((k0 + 24) % L + r) * L + part), t3);
+                }
+                int at = k0 / 8 * L + part;
+                t0.intoArray(blockChains, at);
+                t1.intoArray(blockChains, at + L);
+                t2.intoArray(blockChains, at + 2 * L);
+                t3.intoArray(blockChains, at + 3 * L);
             }
-            int at = k0 / 8 * L;
-            t0.intoArray(blockChains, at);
-            t1.intoArray(blockChains, at + L);
-            t2.intoArray(blockChains, at + 2 * L);
-            t3.intoArray(blockChains, at + 3 * L);
-        }
-        for (int b = 0; b < blocks; b += PASS) {
-            FloatVector y0 = zero, y1 = zero, y2 = zero, y3 = zero;
-            for (int q = 0; q < n / 8; q++) {
-                FloatVector t = FloatVector.fromArray(SPECIES, blockChains, q * L);
-                int m = q * 8 / L;
-                y0 = y0.add(t.mul(sign(m, b)));
-                y1 = y1.add(t.mul(sign(m, b + 1)));
-                y2 = y2.add(t.mul(sign(m, b + 2)));
-                y3 = y3.add(t.mul(sign(m, b + 3)));
+            for (int b = 0; b < blocks; b += PASS) {
+                FloatVector y0 = zero, y1 = zero, y2 = zero, y3 = zero;
+                for (int q = 0; q < n / 8; q++) {
+                    FloatVector t = FloatVector.fromArray(SPECIES, blockChains, q * L + part);
+                    int m = q * 8 / L;
+                    y0 = y0.add(t.mul(sign(m, b)));
+                    y1 = y1.add(t.mul(sign(m, b + 1)));
+                    y2 = y2.add(t.mul(sign(m, b + 2)));
+                    y3 = y3.add(t.mul(sign(m, b + 3)));
+                }
+                int at = outOff + b * L + part;
+                y0.intoArray(out, at);
+                y1.intoArray(out, at + L);
+                y2.intoArray(out, at + 2 * L);
+                y3.intoArray(out, at + 3 * L);
             }
-            int at = outOff + b * L;
-            y0.intoArray(out, at);
-            y1.intoArray(out, at + L);
-            y2.intoArray(out, at + 2 * L);
-            y3.intoArray(out, at + 3 * L);
         }
     }
 }

@@ -35,7 +35,7 @@ import java.util.function.IntConsumer;
 public final class CactRebuilder {
     private CactRebuilder() {}
 
-    /** @param w weights read against {@code NameMap.of(base)} */
+    /** @param w weights read against {@code WeightSources.namesOf(base)} */
     public static CactExporter.Result rebuild(ModelWeights w, CactFile base, IntConsumer progress) throws WorkbenchException {
         Geometry g = base.geometry();
         if (!w.names().geometry().equals(g)) {

@@ -69,6 +69,14 @@ public final class VectorWidth {
     }
 
     /**
+     * A float species of {@code lanes} lanes (2 to 16): for kernels whose arithmetic fixes fewer lanes
+     * than {@link #FLOATS} has (NumPy's 8 accumulators) or that widen floats to {@link #DOUBLES}.
+     */
+    public static VectorSpecies<Float> floatsFor(int lanes) {
+        return FloatVector.SPECIES_PREFERRED.withShape(VectorShape.forBitSize(lanes * Float.SIZE));
+    }
+
+    /**
      * A byte species of {@code lanes} lanes, or of 8 lanes when {@code lanes} is 4 (the Vector API has
      * no 32-bit shape): a kernel that wants four bytes loads eight and converts the lower half.
      */

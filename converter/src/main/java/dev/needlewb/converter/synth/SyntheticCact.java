@@ -4,10 +4,12 @@ import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactLayout;
 import dev.needlewb.converter.cact.CactModel;
 import dev.needlewb.converter.cact.CactTensor;
-import dev.needlewb.converter.cact.ProbeHead;
 import dev.needlewb.converter.cq.CqBlob;
 import dev.needlewb.converter.cq.codebook.Codebooks;
 import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.converter.names.BitsMap;
+import dev.needlewb.converter.names.ProbeHead;
+import dev.needlewb.converter.names.Storage;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -25,6 +27,7 @@ import java.util.SplittableRandom;
  */
 public final class SyntheticCact {
     public static final int GROUP = 128;
+    private static final BitsMap BITS = BitsMap.released();
 
     private SyntheticCact() {}
 
@@ -38,11 +41,9 @@ public final class SyntheticCact {
         long out = 0;
         for (CactLayout.Slot slot : layout.slots()) {
             String name = slot.name();
-            ProbeHead head = headOf(name, canonical);
-            tensors.add(switch (slot.kind()) {
-                case MATRIX -> cq(name, slot.shape(), name.equals("embedding") || name.startsWith("mhc") ? 4 : 2, rnd);
-                case VECTOR -> fp16(name, slot.shape(), rnd, 0.02);
-                case MANIFEST -> fp16Values(name, canonical.stream().mapToDouble(ProbeHead::code).toArray());
+            ProbeHead head = slot.id().head();
+            tensors.add(switch (slot.tensor()) {
+                case HEADS_MANIFEST -> fp16Values(name, canonical.stream().mapToDouble(ProbeHead::code).toArray());
                 case HEAD_PROBES -> {
                     probes = head == ProbeHead.CONTRASTIVE ? 4 : 8;
                     out = head == ProbeHead.CONTRASTIVE ? 128 : 1;
@@ -51,16 +52,12 @@ public final class SyntheticCact {
                 case HEAD_PROJ -> fp16(name, new long[] {out, probes * geometry.dModel()}, rnd, 0.02);
                 case HEAD_BIAS -> fp16(name, new long[] {out}, rnd, head == ProbeHead.CONTRASTIVE ? 0 : 0.02);
                 case TOKENIZER -> CactTensor.of(name, CactDType.RAW, new long[0], 0, 0, tokenizerBlob);
+                default -> slot.tensor().storage() == Storage.CQ
+                        ? cq(name, slot.shape(), BITS.recordBitsFor(name), rnd)
+                        : fp16(name, slot.shape(), rnd, 0.02);
             });
         }
         return new CactModel(geometry, Codebooks.headerCodebook(GROUP), tensors);
-    }
-
-    private static ProbeHead headOf(String name, List<ProbeHead> heads) {
-        for (ProbeHead h : heads) {
-            if (name.startsWith(h.key() + ".")) return h;
-        }
-        return null;
     }
 
     private static CactTensor cq(String name, long[] shape, int bits, SplittableRandom rnd) {

@@ -104,6 +104,27 @@ public final class ToolSchemas {
     /** The tool names in file order. */
     public List<String> names() { return names; }
 
+    public int size() { return names.size(); }
+
+    /** A copy of tool {@code i}'s object as read. */
+    public JsonNode tool(int i) { return tools.get(i).deepCopy(); }
+
+    /** Tool {@code i} alone as {@code json.dumps(tool, separators=...)} writes it. */
+    public String toolJson(int i, PythonJson.Separators separators) {
+        return PythonJson.dumps(tools.get(i), separators);
+    }
+
+    /** The tools at {@code indices}, in that order (e.g. the ones retrieval kept). */
+    public ToolSchemas select(int[] indices) {
+        com.fasterxml.jackson.databind.node.ArrayNode kept = JSON.createArrayNode();
+        List<String> keptNames = new ArrayList<>();
+        for (int i : indices) {
+            kept.add(tools.get(i).deepCopy());
+            keptNames.add(names.get(i));
+        }
+        return new ToolSchemas(kept, List.copyOf(keptNames));
+    }
+
     /** The list as upstream's {@code json.dumps(tools, separators=...)} writes it. */
     public String toJson(PythonJson.Separators separators) {
         return PythonJson.dumps(tools, separators);

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.converter.names.ModelTensor;
+import dev.needlewb.converter.names.ProbeHead;
 import dev.needlewb.golden.Golden;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -32,7 +34,7 @@ class CactLayoutTest {
         assertThat(CactLayout.extras(g, 406)).isNull();
         assertThat(CactLayout.extras(g, core - 1)).isNull();
         assertThat(CactLayout.extras(g, 405 + 3)).as("at most two kinds of head").isNull();
-        assertThat(CactLayout.of(g, List.of(), false).slots()).noneMatch(s -> s.kind() == CactLayout.Kind.TOKENIZER);
+        assertThat(CactLayout.of(g, List.of(), false).slots()).noneMatch(s -> s.tensor() == ModelTensor.TOKENIZER);
     }
 
     @Test
@@ -43,7 +45,7 @@ class CactLayoutTest {
         assertThat(layout.slot(layout.indexOf("mhc_phi_res")).shape()).containsExactly(27 * 16, 2048);
         assertThat(layout.slot(layout.indexOf("engram1.tables")).shape()).containsExactly(4 * 8192, 128);
         assertThat(layout.slot(layout.indexOf("engram1.taps")).shape()).containsExactly(4, 512);
-        assertThat(layout.slot(layout.size() - 1).kind()).isEqualTo(CactLayout.Kind.TOKENIZER);
+        assertThat(layout.slot(layout.size() - 1).tensor()).isEqualTo(ModelTensor.TOKENIZER);
     }
 
     @Test

@@ -8,9 +8,11 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Packing, unpacking and dequantization against upstream export._cq_pack / _cq_unpack (golden cq_roundtrip.npz). */
+@Tag("width")
 class CqPackingGoldenTest {
     private static final Path NPZ = Golden.common("cq_roundtrip.npz");
     private static final Path CODEBOOKS = Golden.common("codebooks.npz");

@@ -8,6 +8,7 @@ import dev.needlewb.golden.Golden;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * from ours only near decision boundaries, and these cases have none (every difference found is
  * printed with its position, so a change shows where it is).
  */
+@Tag("width")
 class CqQuantizerGoldenTest {
     private static final Path ROUNDTRIP = Golden.common("cq_roundtrip.npz");
     private static final int GROUP = 128;

@@ -3,6 +3,7 @@ package dev.needlewb.converter.cq;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -13,6 +14,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * on inputs that provoke exact cancellations (few distinct values, as dequantization feeds it),
  * zeros, subnormals and large magnitudes.
  */
+@Tag("width")
+@Tag("kernel")
 class HadamardMatmulTest {
     private static final int GROUPS = 1500;
 

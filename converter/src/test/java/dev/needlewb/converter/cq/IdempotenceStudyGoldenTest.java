@@ -10,6 +10,7 @@ import dev.needlewb.golden.Golden;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and dequantizes to {@code .deq2}, all bit for bit; the changed-code and changed-norm counts
  * equal {@code cq_roundtrip.json}.
  */
+@Tag("width")
 class IdempotenceStudyGoldenTest {
     private static final Path ROUNDTRIP = Golden.common("cq_roundtrip.npz");
     private static final int GROUP = 128;

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+@Tag("width")
+@Tag("kernel")
 class WeightChangeMeterTest {
     /** Group widths with and without a scalar tail (the last group of a row can be narrower). */
     @ParameterizedTest

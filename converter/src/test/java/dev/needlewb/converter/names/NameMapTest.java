@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.TensorRecord;
+import dev.needlewb.converter.convert.WeightSources;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.converter.flax.FlaxParamShapes;
@@ -39,7 +40,7 @@ class NameMapTest {
     @Test
     void cactOrderAndShapesAreTheFilesDirectory() throws Exception {
         try (CactFile f = CactFile.open(Golden.mini("mini.cact"))) {
-            NameMap names = NameMap.of(f);
+            NameMap names = WeightSources.namesOf(f);
             List<NameRow> rows = names.cactRows();
             assertThat(rows).hasSize(f.numTensors());
             for (TensorRecord r : f.tensors()) {

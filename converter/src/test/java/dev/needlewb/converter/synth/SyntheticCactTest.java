@@ -3,12 +3,12 @@ package dev.needlewb.converter.synth;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.converter.cact.CactSummary;
 import dev.needlewb.converter.cact.CactSummary.Category;
 import dev.needlewb.converter.cact.CactSummary.Counts;
+import dev.needlewb.converter.cact.CactSummary;
 import dev.needlewb.converter.cact.CactWriter;
-import dev.needlewb.converter.cact.ProbeHead;
 import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.converter.names.ProbeHead;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

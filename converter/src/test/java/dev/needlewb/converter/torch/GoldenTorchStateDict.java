@@ -13,12 +13,12 @@ import java.util.Map;
  * contrastive bias zeros (what the .cact stores). Independent of the converter's name map, to
  * check it.
  */
-final class GoldenTorchStateDict {
+public final class GoldenTorchStateDict {
     private static final String BLOCK = "stack/layers/block/";
 
     private GoldenTorchStateDict() {}
 
-    static Map<String, NpyArray> mini() {
+    public static Map<String, NpyArray> mini() {
         Map<String, NpyArray> p = Golden.npz(Golden.mini("deq_params.npz"));
         Map<String, NpyArray> sd = new LinkedHashMap<>();
         sd.put("embedding.weight", p.get("embedding/embedding"));

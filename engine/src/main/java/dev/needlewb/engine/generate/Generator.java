@@ -72,8 +72,16 @@ public final class Generator {
      */
     public Result generate(int[] promptIds, int maxNew, Sampler sampler, boolean stopAtEos, TokenListener listener)
             throws WorkbenchException {
+        return generate(engine.newSession(), promptIds, maxNew, sampler, stopAtEos, listener, null);
+    }
+
+    /**
+     * Generates in {@code session} (fresh, or {@link Session#reset() reset}), each pick made through
+     * {@code constraint} when it is not null.
+     */
+    public Result generate(Session session, int[] promptIds, int maxNew, Sampler sampler, boolean stopAtEos,
+                           TokenListener listener, TokenConstraint constraint) throws WorkbenchException {
         check(promptIds, maxNew);
-        Session session = engine.newSession();
         long start = System.nanoTime();
         float[] logits = prefill.prefill(session, promptIds);
         long prefilled = System.nanoTime();
@@ -86,7 +94,9 @@ public final class Generator {
                 logits = session.step(previous);
                 steps++;
             }
-            int next = sampler.next(logits);
+            int remaining = Math.min(maxNew - count, engine.maxPositions() - session.position());
+            int next = constraint == null ? sampler.next(logits) : constraint.choose(logits, sampler, remaining);
+            if (constraint != null) constraint.accept(next);
             if (count == 0) firstToken = System.nanoTime();
             if (stopAtEos && next == tokenizer.eosId()) {
                 reason = StopReason.EOS;

@@ -17,6 +17,11 @@ public final class TokenHistory {
         return reader;
     }
 
+    /** Forgets every token: the next one pushed is position 0. */
+    public void reset() {
+        latest = -1;
+    }
+
     /** Records the token at {@code pos}; positions must arrive in order from 0. */
     public void push(int pos, int token) {
         if (pos != latest + 1) throw new IllegalStateException("token at position " + pos + " after position " + latest);

@@ -10,6 +10,9 @@ import dev.needlewb.engine.generate.Sampler;
 import dev.needlewb.converter.tokenizer.Tokenizer;
 import dev.needlewb.reports.bench.BenchRun;
 import dev.needlewb.reports.bench.BenchSummary;
+import dev.needlewb.reports.bench.ConstrainedRuns;
+import dev.needlewb.converter.tokenizer.ToolSchemas;
+import dev.needlewb.reports.toolcalls.ToolCallRunner;
 import dev.needlewb.reports.bench.EngineMemory;
 import dev.needlewb.reports.bench.PeakRss;
 import dev.needlewb.reports.bench.ProcStatus;
@@ -56,6 +59,35 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     EngineArguments engineArguments;
 
+    @picocli.CommandLine.ArgGroup(exclusive = false)
+    ToolBench toolBench;
+
+    /** {@code --tools F --query Q}: the prompt is the tool-call template; each run also decodes constrained. */
+    static final class ToolBench {
+        @Option(names = "--tools", paramLabel = "tools.json", required = true,
+                description = "Bench a tool call: the prompt renders these tools and --query; each run decodes free, then constrained.")
+        Path tools;
+
+        @Option(names = "--query", paramLabel = "TEXT", required = true, description = "The user's request (with --tools).")
+        String query;
+
+        @Option(names = "--think-max", paramLabel = "N", defaultValue = "48",
+                description = "Most tokens of free <think> before the call opens (default: ${DEFAULT-VALUE}).")
+        int thinkMax;
+
+        @Option(names = "--require-call", description = "The constrained answer must call a tool (no empty list).")
+        boolean requireCall;
+    }
+
+    @Option(names = "--temperature", paramLabel = "T", defaultValue = "0",
+            description = "0 = greedy; a random model answers short tool calls greedily, sampling makes longer ones (default: ${DEFAULT-VALUE}).")
+    double temperature;
+
+    @Option(names = "--seed", paramLabel = "S", defaultValue = "0", description = "Sampling seed, the same every run (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    private final ConstrainedRuns constrainedRuns = new ConstrainedRuns();
+
     @Mixin
     PrefillArgument prefillArgument;
 
@@ -72,6 +104,9 @@ final class BenchCommand implements Callable<Integer> {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
+    private ToolSchemas tools;
+    private ToolCallRunner runner;
+    private int runIndex;
     private long jvmBaselineKib = PeakRss.UNAVAILABLE;
     private long kvBytes;
     /** The engine's window in effect and its source (the same every run). */
@@ -86,9 +121,25 @@ final class BenchCommand implements Callable<Integer> {
         if (promptTokens != null && promptTokens < 1) throw new WorkbenchException("--prompt-tokens must be at least 1, got " + promptTokens);
         EngineOptions options = engineArguments.options();
         InputFile input = InputFile.of("model", model);
+        List<InputFile> inputs = toolBench == null ? List.of(input) : List.of(input, InputFile.of("tools", toolBench.tools));
         PrintWriter say = spec.commandLine().getErr();
         List<BenchRun> runs = new ArrayList<>();
+        try {
+            Sampler.of(temperature, 1, seed);
+        } catch (IllegalArgumentException e) {
+            throw new WorkbenchException(e.getMessage());
+        }
+        if (toolBench != null) {
+            if (toolBench.thinkMax < 0) throw new WorkbenchException("--think-max must be >= 0, got " + toolBench.thinkMax);
+            tools = ToolSchemas.read(toolBench.tools);
+            try (CactFile cact = CactFile.open(model)) {
+                // once for all runs: the warm-up runs fill the grammar's mask cache, as a server's first requests would
+                runner = new ToolCallRunner(ModelTokenizer.of(cact), toolBench.thinkMax, toolBench.requireCall);
+            }
+            runner.masks(tools, toolBench.tools.toString());
+        }
         for (int i = 0; i < warmup + repetitions; i++) {
+            if (i == warmup) constrainedRuns.clear();
             // The previous run's engine is garbage now: collect it outside the timed region so
             // neither its collection nor its pages count against this run.
             System.gc();
@@ -101,7 +152,7 @@ final class BenchCommand implements Callable<Integer> {
             say.flush();
         }
         BenchSummary summary = new BenchSummary(runs, PeakRss.read(), new EngineMemory(jvmBaselineKib, Files.size(model), kvBytes));
-        Report report = new Report("bench", List.of(input), CommandLines.of(spec));
+        Report report = new Report("bench", inputs, CommandLines.of(spec));
         ObjectNode body = report.body();
         body.put("mode", options.mode().name().toLowerCase(Locale.ROOT));
         body.put("threads", options.threads());
@@ -111,8 +162,14 @@ final class BenchCommand implements Callable<Integer> {
         body.put("window", window);
         body.put("window_text", windowText);
         summary.fill(body);
-        String markdown = summary.markdown(model, options, warmup, repetitions, List.of(input)) + prefillNote(body)
+        body.put("temperature", temperature);
+        String markdown = summary.markdown(model, options, warmup, repetitions, inputs) + prefillNote(body)
                 + String.format(Locale.ROOT, "%nWindow: %s.%n", windowText);
+        if (toolBench != null) {
+            body.put("query", toolBench.query);
+            constrainedRuns.fill(body);
+            markdown += "\n" + constrainedRuns.markdown();
+        }
         List<Path> written = ReportFiles.write(out, "bench", report, markdown, null, model);
         PrintWriter stdout = spec.commandLine().getOut();
         stdout.print(markdown);
@@ -137,11 +194,32 @@ final class BenchCommand implements Callable<Integer> {
                 try (PrefillArgument.Opened prefill = prefillArgument.open(engine, model)) {
                     long setUp = System.nanoTime();
                     if (prefillArgument.setUp()) setupMillis.add((setUp - loaded) / 1e6);
-                    int[] encoded = tokenizer.encode(prompt);
-                    long tokenized = System.nanoTime();
-                    int[] ids = promptIds(tokenizer, encoded);
-                    Generator.Result r = new Generator(engine, tokenizer, prefill.prefill())
-                            .generate(ids, newTokens, Sampler.greedy(), false, null);
+                    ToolCallRunner.Prepared prepared = null;
+                    int[] ids;
+                    long tokenized;
+                    if (toolBench == null) {
+                        int[] encoded = tokenizer.encode(prompt);
+                        tokenized = System.nanoTime();
+                        ids = promptIds(tokenizer, encoded);
+                    } else {
+                        prepared = runner.prepare(tools, toolBench.query, toolBench.tools.toString());
+                        tokenized = System.nanoTime();
+                        ids = prepared.prompt().ids();
+                    }
+                    Generator generator = new Generator(engine, tokenizer, prefill.prefill());
+                    boolean constrainedFirst = prepared != null && runIndex++ % 2 == 1;
+                    ToolCallRunner.Outcome c = constrainedFirst ? constrained(generator, engine, prepared) : null;
+                    Generator.Result r = generator.generate(engine.newSession(), ids, newTokens, Sampler.of(temperature, 1, seed),
+                            false, null, null);
+                    if (prepared != null) {
+                        if (c == null) c = constrained(generator, engine, prepared);
+                        Generator.Timings t = c.result().timings();
+                        double constrainedRate = t.decodeSteps() == 0 ? Double.NaN : t.decodeSteps() * 1e9 / t.decodeNanos();
+                        double freeRate = r.timings().decodeSteps() * 1e9 / r.timings().decodeNanos();
+                        double maskShare = t.decodeNanos() <= 0 ? Double.NaN : (double) c.maskNanos() / (t.decodeNanos() + t.firstTokenNanos() - t.prefillNanos());
+                        constrainedRuns.add(new ConstrainedRuns.Pair(freeRate, constrainedRate, c.result().generatedIds().length,
+                                c.maskedSteps() == 0 ? Double.NaN : c.maskNanos() / 1e6 / c.maskedSteps(), maskShare, c.callsJson()));
+                    }
                     long rssAfter = ProcStatus.residentKib();
                     kvBytes = r.kvCacheBytes();
                     window = engine.window();
@@ -151,6 +229,11 @@ final class BenchCommand implements Callable<Integer> {
                 }
             }
         }
+    }
+
+    private ToolCallRunner.Outcome constrained(Generator generator, Engine engine, ToolCallRunner.Prepared prepared)
+            throws WorkbenchException {
+        return runner.run(generator, engine.newSession(), prepared, newTokens, Sampler.of(temperature, 1, seed), true, null, null);
     }
 
     /**

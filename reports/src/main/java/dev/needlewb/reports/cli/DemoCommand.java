@@ -4,8 +4,8 @@ import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactModel;
 import dev.needlewb.converter.cact.CactWriter;
-import dev.needlewb.converter.cact.ProbeHead;
 import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.converter.names.ProbeHead;
 import dev.needlewb.converter.synth.SyntheticCact;
 import dev.needlewb.converter.synth.SyntheticTokenizerBlob;
 import dev.needlewb.reports.inspect.InspectReport;
@@ -128,6 +128,14 @@ final class DemoCommand implements Callable<Integer> {
                 "--repetitions", "2", "--out", benchDir.toString());
         step(say, "bench", "the int8 engine on the packed weights: load, prefill, decode (short run; see bench.md)", t0);
         written.addAll(List.of(benchDir.resolve("bench.json"), benchDir.resolve("bench.md")));
+
+        t0 = System.nanoTime();
+        Path toolDir = out.resolve("toolcalls");
+        // random weights: agreement is whatever it is, so the profile only reports; the answers are valid calls all the same
+        subcommand(1, "eval", "toolcalls", model.toString(), "--cases", "builtin", "--limit", "2", "--engine", "exact,int8", "--max-new", "64",
+                "--think-max", "8", "--profile", "report", "--out", toolDir.toString());
+        step(say, "toolcalls", "2 built-in tool-call cases through exact and int8, constrained: agreement per call, name, argument", t0);
+        written.addAll(List.of(toolDir.resolve("toolcalls.json"), toolDir.resolve("toolcalls.md"), toolDir.resolve("toolcalls.html")));
 
         Report report = new Report("demo", List.of(InputFile.of("model", model)), CommandLines.of(spec));
         var stepsNode = report.body().putArray("steps");

@@ -8,10 +8,10 @@ import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
 import dev.needlewb.engine.generate.Generator;
 import dev.needlewb.engine.generate.Sampler;
-import dev.needlewb.converter.tokenizer.ChatTemplate;
 import dev.needlewb.converter.tokenizer.Tokenizer;
 import dev.needlewb.converter.tokenizer.ToolSchemas;
 import dev.needlewb.reports.report.Report;
+import dev.needlewb.reports.toolcalls.ToolCallRunner;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -24,7 +24,8 @@ import picocli.CommandLine.Parameters;
 
 @Command(name = "generate", mixinStandardHelpOptions = true,
         description = "Generate text with the engine, streaming it as it comes: from a plain prompt (BOS + text, as upstream"
-                + " generate_cached) or from the tool-call chat template, whose tool prefix is pinned as attention sinks.")
+                + " generate_cached) or from the tool-call chat template, whose tool prefix is pinned as attention sinks;"
+                + " the answer is then decoded through the tools' grammar unless --no-constrained.")
 final class GenerateCommand implements Callable<Integer> {
     @Parameters(paramLabel = "MODEL.cact")
     Path model;
@@ -48,8 +49,11 @@ final class GenerateCommand implements Callable<Integer> {
         String query;
     }
 
-    @Option(names = "--max-new", paramLabel = "N", defaultValue = "64", description = "Most tokens to generate (default: ${DEFAULT-VALUE}).")
-    int maxNew;
+    @Option(names = "--max-new", paramLabel = "N", description = "Most tokens to generate (default: 64, with --tools 256).")
+    Integer maxNew;
+
+    @Mixin
+    ToolCallArguments toolArguments;
 
     @Option(names = "--temperature", paramLabel = "T", defaultValue = "0", description = "0 = greedy (default: ${DEFAULT-VALUE}).")
     double temperature;
@@ -83,18 +87,29 @@ final class GenerateCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new WorkbenchException(e.getMessage());
         }
-        if (maxNew < 0) throw new WorkbenchException("--max-new must be >= 0, got " + maxNew);
+        boolean tools = input.prompt == null;
+        int newTokens = maxNew != null ? maxNew : tools ? 256 : 64;
+        if (newTokens < 0) throw new WorkbenchException("--max-new must be >= 0, got " + newTokens);
+        toolArguments.check();
         PrintWriter out = spec.commandLine().getOut();
         try (CactFile cact = CactFile.open(model)) {
             Tokenizer tokenizer = ModelTokenizer.of(cact);
             int[] promptIds;
             int toolPrefix = 0;
-            if (input.prompt != null) {
+            ToolCallRunner runner = null;
+            ToolCallRunner.Prepared prepared = null;
+            if (!tools) {
                 promptIds = withBos(tokenizer, tokenizer.encode(input.prompt));
             } else {
-                ChatTemplate.Prompt prompt = new ChatTemplate(tokenizer).render(ToolSchemas.read(input.toolCall.tools), input.toolCall.query);
-                promptIds = prompt.ids();
-                toolPrefix = prompt.toolPrefixTokens();
+                ToolSchemas all = ToolSchemas.read(input.toolCall.tools);
+                runner = new ToolCallRunner(tokenizer, toolArguments.thinkMax, toolArguments.requireCall);
+                String source = input.toolCall.tools.toString();
+                runner.masks(all, source); // every tool's schema compiles, whichever are shown
+                ToolSchemas shown = toolArguments.topTools == null ? all
+                        : ToolSelection.top(cact, engineArguments.options(), tokenizer, all, input.toolCall.query, toolArguments.topTools);
+                prepared = runner.prepare(shown, input.toolCall.query, source);
+                promptIds = prepared.prompt().ids();
+                toolPrefix = prepared.prompt().toolPrefixTokens();
             }
             EngineOptions options = kvWindow.apply(engineArguments.options(), toolPrefix, promptIds.length);
             try (Engine engine = Engine.load(cact, options); PrefillArgument.Opened prefill = prefillArgument.open(engine, model)) {
@@ -102,8 +117,15 @@ final class GenerateCommand implements Callable<Integer> {
                     out.print(delta);
                     out.flush();
                 };
-                Generator.Result r = new Generator(engine, tokenizer, prefill.prefill())
-                        .generate(promptIds, maxNew, sampler, true, stream);
+                Generator generator = new Generator(engine, tokenizer, prefill.prefill());
+                Generator.Result r;
+                ToolCallRunner.Outcome outcome = null;
+                if (prepared == null) {
+                    r = generator.generate(promptIds, newTokens, sampler, true, stream);
+                } else {
+                    outcome = runner.run(generator, engine.newSession(), prepared, newTokens, sampler, toolArguments.constrained, stream, null);
+                    r = outcome.result();
+                }
                 if (json) {
                     ObjectNode node = Report.JSON.createObjectNode();
                     node.putArray("prompt_ids").addAll(ids(r.promptIds()));
@@ -114,6 +136,14 @@ final class GenerateCommand implements Callable<Integer> {
                     node.put("window", engine.window());
                     node.put("window_text", engine.windowText());
                     node.put("prefill", prefillArgument.name());
+                    if (outcome != null) {
+                        node.put("constrained", toolArguments.constrained);
+                        node.putArray("tools_shown").addAll(prepared.tools().names().stream().map(node::textNode).toList());
+                        node.put("calls", outcome.callsJson());
+                        if (toolArguments.constrained) {
+                            node.put("mask_ms_per_token", outcome.maskedSteps() == 0 ? 0 : outcome.maskNanos() / 1e6 / outcome.maskedSteps());
+                        }
+                    }
                     out.println(node.toPrettyString());
                 } else {
                     out.println();

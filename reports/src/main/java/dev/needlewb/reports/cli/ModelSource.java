@@ -39,7 +39,7 @@ record ModelSource(Geometry geometry, Map<String, NpyArray> flaxParams, byte[] t
             case TORCH, SAFETENSORS -> {
                 if (like == null) throw new WorkbenchException(model + ": a state dict needs --like FILE.cact for its geometry and names");
                 try (CactFile cact = CactFile.open(like)) {
-                    NameMap names = NameMap.of(cact);
+                    NameMap names = WeightSources.namesOf(cact);
                     ModelWeights w = WeightSources.fromStateDict(StateDictFiles.read(model, Format.of(model)), names, model);
                     var tokenizer = cact.tokenizerBlob();
                     yield fromWeights(cact.geometry(), tokenizer == null ? w : w.withTokenizer(tokenizer.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));

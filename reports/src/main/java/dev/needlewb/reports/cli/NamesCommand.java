@@ -55,7 +55,7 @@ final class NamesCommand implements Callable<Integer> {
                 Path file = Path.of(geometry);
                 if (geometry.toLowerCase(Locale.ROOT).endsWith(".cact")) {
                     try (CactFile f = CactFile.open(file)) {
-                        return NameMap.of(f);
+                        return WeightSources.namesOf(f);
                     }
                 }
                 if (geometry.endsWith(".pkl") || geometry.endsWith(".ckpt")) return WeightSources.namesOf(FlaxCheckpointReader.read(file, true));

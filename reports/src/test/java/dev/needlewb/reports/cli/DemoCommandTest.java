@@ -30,5 +30,8 @@ class DemoCommandTest {
         assertThat(parity.at("/comparisons/1/profile").asText()).isEqualTo("int8");
         assertThat(parity.at("/engine_pairs/0/baseline_engine").asText()).isEqualTo("exact");
         assertThat(run.out()).contains(dir.resolve("parity/parity.html").toString());
+        // random weights, but the constrained answers are closed, valid call lists on every engine
+        JsonNode toolcalls = new ObjectMapper().readTree(dir.resolve("toolcalls/toolcalls.json").toFile()).get("toolcalls");
+        for (JsonNode e : toolcalls.get("engines")) assertThat(e.get("closed_call_lists").asInt()).isEqualTo(2);
     }
 }

@@ -1,0 +1,4 @@
+package dev.needlewb.converter.names;
+
+/** The shape of one probe head: P probes and {@code out} projection rows. */
+public record HeadShape(ProbeHead head, int probes, int out) {}

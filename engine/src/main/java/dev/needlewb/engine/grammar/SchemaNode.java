@@ -1,0 +1,116 @@
+package dev.needlewb.engine.grammar;
+
+import java.util.List;
+
+/** A compiled JSON-schema value, as the byte automaton needs it. */
+/** Containers compare by identity: frames hash them on every mask lookup, and one compiled node is one place in the grammar. */
+sealed interface SchemaNode {
+    /** Bytes of the shortest compact JSON value this node accepts (worked out once, when the node is made). */
+    int minBytes();
+
+    record StringNode(StringRule rule, int minBytes) implements SchemaNode {
+        StringNode(StringRule rule) {
+            this(rule, 1 + rule.need(0, 0));
+        }
+    }
+
+    record NumberNode(NumberRule rule, int minBytes) implements SchemaNode {
+        NumberNode(NumberRule rule) {
+            this(rule, rule.need(""));
+        }
+    }
+
+    /** enum, const, boolean and null: a fixed set of compact JSON spellings. */
+    record LiteralNode(ByteTrie spellings, int minBytes) implements SchemaNode {
+        LiteralNode(ByteTrie spellings) {
+            this(spellings, spellings.minRest(0));
+        }
+    }
+
+    /** {@code maxItems} -1: unbounded. */
+    record ArrayNode(SchemaNode items, int minItems, int maxItems, int minBytes) implements SchemaNode {
+        ArrayNode(SchemaNode items, int minItems, int maxItems) {
+            this(items, minItems, maxItems, 2 + minItems * items.minBytes() + Math.max(0, minItems - 1));
+        }
+        @Override
+        public boolean equals(Object o) {
+            return this == o;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
+        }
+
+    }
+
+    /**
+     * An object of declared keys only, in any order, each at most once, the required ones present.
+     * {@code keys} spells each key as a quoted JSON string; word i's value is {@code values.get(i)}.
+     */
+    record ObjectNode(ByteTrie keys, List<SchemaNode> values, long required, int minBytes) implements SchemaNode {
+        ObjectNode(ByteTrie keys, List<SchemaNode> values, long required) {
+            this(keys, values, required, 1 + restAfter(keys, values, required, 0L, true));
+        }
+        @Override
+        public boolean equals(Object o) {
+            return this == o;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
+        }
+
+        static final int MAX_KEYS = 64;
+
+        /** Shortest bytes to add the missing required keys and the closing brace, after members {@code seen}. */
+        int restAfter(long seen, boolean first) {
+            return restAfter(keys, values, required, seen, first);
+        }
+
+        private static int restAfter(ByteTrie keys, List<SchemaNode> values, long required, long seen, boolean first) {
+            long missing = required & ~seen;
+            long bytes = 1;
+            boolean needComma = !first;
+            for (int k = 0; k < keys.words(); k++) {
+                if ((missing >>> k & 1) == 0) continue;
+                bytes += keys.length(k) + 1 + values.get(k).minBytes() + (needComma ? 1 : 0);
+                needComma = true;
+            }
+            return (int) Math.min(bytes, StringRule.DEAD);
+        }
+    }
+
+    /** The tool-call object {@code {"name":NAME,"arguments":{...}}}; {@code names} word i's arguments are {@code arguments.get(i)}. */
+    record CallNode(ByteTrie names, List<ObjectNode> arguments, int minBytes) implements SchemaNode {
+        CallNode(ByteTrie names, List<ObjectNode> arguments) {
+            this(names, arguments, OPEN.length + nameRest(names, arguments, 0));
+        }
+        @Override
+        public boolean equals(Object o) {
+            return this == o;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
+        }
+
+        static final byte[] OPEN = "{\"name\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        static final byte[] MIDDLE = ",\"arguments\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+        /** From name-trie {@code node}: the rest of a name, the middle, that tool's shortest arguments and the brace. */
+        int nameRest(int node) {
+            return nameRest(names, arguments, node);
+        }
+
+        private static int nameRest(ByteTrie names, List<ObjectNode> arguments, int node) {
+            int best = StringRule.DEAD;
+            for (int w : names.wordsBelow(node)) {
+                best = Math.min(best, names.length(w) - names.depth(node) + MIDDLE.length + arguments.get(w).minBytes() + 1);
+            }
+            return best;
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package dev.needlewb.engine.grammar;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.tokenizer.ToolSchemas;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The byte grammar of an answer for one tools list:
+ * {@code [<think>..</think>[\n]]<tool_call>[CALL,...]</tool_call>[<|im_end|>]} where each CALL is
+ * {@code {"name":"TOOL","arguments":{...}}} in compact JSON, TOOL one of the tools and the arguments
+ * an object valid for that tool's {@code parameters}. Immutable and shareable; {@link #start} is the
+ * state before the first symbol.
+ */
+public final class ToolCallGrammar {
+    private final List<String> names;
+    private final OuterFrame start;
+
+    private ToolCallGrammar(List<String> names, OuterFrame start) {
+        this.names = names;
+        this.start = start;
+    }
+
+    /** Compiles every tool's {@code parameters}; {@code source} names the tools in errors. The list may be empty. */
+    public static ToolCallGrammar compile(ToolSchemas tools, String source) throws WorkbenchException {
+        return compile(tools, source, false);
+    }
+
+    /**
+     * As {@link #compile(ToolSchemas, String)}; {@code requireCall} admits only lists of at least one call
+     * (an API's "tool choice: required"), so the empty refusal {@code []} is not an answer.
+     */
+    public static ToolCallGrammar compile(ToolSchemas tools, String source, boolean requireCall) throws WorkbenchException {
+        if (requireCall && tools.size() == 0) throw new WorkbenchException(source + ": a call is required but there are no tools");
+        SchemaCompiler compiler = new SchemaCompiler(source);
+        List<SchemaNode.ObjectNode> arguments = new ArrayList<>();
+        List<byte[]> spellings = new ArrayList<>();
+        for (int i = 0; i < tools.size(); i++) {
+            JsonNode tool = tools.tool(i);
+            String name = tools.names().get(i);
+            arguments.add(compiler.parameters(tool.get("parameters"), "tool " + i + " (" + name + ") parameters"));
+            spellings.add(SchemaCompiler.spelling(SchemaCompiler.JSON.getNodeFactory().textNode(name)).getBytes(StandardCharsets.UTF_8));
+        }
+        SchemaNode.CallNode call = new SchemaNode.CallNode(new ByteTrie(spellings), List.copyOf(arguments));
+        // without tools the only answer is the empty list
+        SchemaNode.ArrayNode list = new SchemaNode.ArrayNode(call, requireCall ? 1 : 0, tools.size() == 0 ? 0 : -1);
+        return new ToolCallGrammar(tools.names(), new OuterFrame(list, OuterFrame.START));
+    }
+
+    public List<String> names() {
+        return names;
+    }
+
+    Frame start() {
+        return start;
+    }
+
+    /** Whether {@code state} is after the closing {@code </tool_call>}: the answer may end. */
+    static boolean complete(Frame state) {
+        return state instanceof OuterFrame o && o.complete();
+    }
+
+    static boolean thinking(Frame state) {
+        return state instanceof OuterFrame o && o.phase() == OuterFrame.THINK;
+    }
+}

@@ -1,0 +1,28 @@
+package dev.needlewb.reports.toolcalls;
+
+import java.util.List;
+
+/**
+ * One engine's answer to one case: the generated ids, the call list (null when none was closed),
+ * per generated token the most likely candidates of the masked distribution, and the decode timing.
+ */
+public record Answer(int[] ids, String calls, List<Candidates> steps, int decodeSteps, long decodeNanos, long wallNanos) {
+    /** The top candidates of one step, best first. */
+    public record Candidates(int[] ids, double[] probs) {
+        /** The probability of {@code id} if it is among the candidates, else NaN. */
+        public double prob(int id) {
+            for (int i = 0; i < ids.length; i++) if (ids[i] == id) return probs[i];
+            return Double.NaN;
+        }
+    }
+
+    public Answer {
+        ids = ids.clone();
+        steps = List.copyOf(steps);
+    }
+
+    @Override
+    public int[] ids() {
+        return ids.clone();
+    }
+}

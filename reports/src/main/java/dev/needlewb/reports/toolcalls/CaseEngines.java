@@ -1,0 +1,40 @@
+package dev.needlewb.reports.toolcalls;
+
+import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.engine.kernel.NumericMode;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The engines {@code eval toolcalls --engine} can name. Another engine (e.g. a libtorch one in a module
+ * of its own) joins by adding a factory under its name.
+ */
+public final class CaseEngines {
+    /** Opens one engine over an open model file with a thread count. */
+    @FunctionalInterface
+    public interface Factory {
+        CaseEngine open(CactFile cact, int threads) throws WorkbenchException;
+    }
+
+    private static final Map<String, Factory> FACTORIES = new LinkedHashMap<>();
+
+    static {
+        register("exact", (cact, threads) -> new NativeCaseEngine("exact", cact, NumericMode.EXACT, false, threads));
+        register("int8", (cact, threads) -> new NativeCaseEngine("int8", cact, NumericMode.INT8, false, threads));
+        register("batch", (cact, threads) -> new NativeCaseEngine("batch", cact, NumericMode.EXACT, true, threads));
+    }
+
+    private CaseEngines() {}
+
+    public static synchronized void register(String name, Factory factory) {
+        FACTORIES.put(name, factory);
+    }
+
+    /** Fails on an unknown name, listing the known ones. */
+    public static synchronized Factory factory(String name) throws WorkbenchException {
+        Factory f = FACTORIES.get(name);
+        if (f == null) throw new WorkbenchException("unknown engine '" + name + "': use " + String.join(", ", FACTORIES.keySet()));
+        return f;
+    }
+}

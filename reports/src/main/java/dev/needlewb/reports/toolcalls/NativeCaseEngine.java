@@ -1,0 +1,99 @@
+package dev.needlewb.reports.toolcalls;
+
+import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.engine.BatchPrefill;
+import dev.needlewb.engine.Engine;
+import dev.needlewb.engine.EngineOptions;
+import dev.needlewb.engine.Prefill;
+import dev.needlewb.engine.Session;
+import dev.needlewb.engine.generate.Generator;
+import dev.needlewb.engine.generate.Sampler;
+import dev.needlewb.engine.kernel.NumericMode;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The workbench engine on the packed weights (exact or int8 mode, native or batch prefill), with the
+ * header window and no sinks (upstream's decode pins none). One session serves every case: it is
+ * reset between cases, the way a server reuses its buffers.
+ */
+final class NativeCaseEngine implements CaseEngine {
+    static final int CANDIDATES = 3;
+
+    private final String name;
+    private final Engine engine;
+    private final BatchPrefill batch;
+    private final Session session;
+
+    NativeCaseEngine(String name, CactFile cact, NumericMode mode, boolean batchPrefill, int threads) throws WorkbenchException {
+        this.name = name;
+        EngineOptions options = EngineOptions.production().withMode(mode).withThreads(threads).withWindow(EngineOptions.FROM_HEADER, 0);
+        this.engine = Engine.load(cact, options);
+        BatchPrefill opened = null;
+        try {
+            opened = batchPrefill ? BatchPrefill.open(engine) : null;
+        } catch (RuntimeException e) {
+            engine.close();
+            throw e;
+        }
+        this.batch = opened;
+        this.session = engine.newSession();
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public int maxPositions() {
+        return engine.maxPositions();
+    }
+
+    @Override
+    public Answer answer(ToolCallRunner runner, ToolCallRunner.Prepared p, int maxNew) throws WorkbenchException {
+        session.reset();
+        List<Answer.Candidates> steps = new ArrayList<>();
+        Generator generator = new Generator(engine, runner.tokenizer(), batch != null ? batch : Prefill.NATIVE);
+        long start = System.nanoTime();
+        ToolCallRunner.Outcome o = runner.run(generator, session, p, maxNew, Sampler.greedy(), true, null,
+                (logits, chosen) -> steps.add(top(logits)));
+        long wall = System.nanoTime() - start;
+        Generator.Timings t = o.result().timings();
+        return new Answer(o.result().generatedIds(), o.callsJson(), steps, t.decodeSteps(), t.decodeNanos(), wall);
+    }
+
+    /** The most likely tokens of a masked distribution (softmax over the allowed logits). */
+    static Answer.Candidates top(float[] logits) {
+        float max = Float.NEGATIVE_INFINITY;
+        for (float v : logits) max = Math.max(max, v);
+        double sum = 0;
+        for (float v : logits) if (v != Float.NEGATIVE_INFINITY) sum += Math.exp(v - max);
+        int[] ids = new int[CANDIDATES];
+        double[] probs = new double[CANDIDATES];
+        java.util.Arrays.fill(ids, -1);
+        for (int id = 0; id < logits.length; id++) {
+            if (logits[id] == Float.NEGATIVE_INFINITY) continue;
+            double p = Math.exp(logits[id] - max) / sum;
+            for (int k = 0; k < CANDIDATES; k++) {
+                if (ids[k] < 0 || p > probs[k]) {
+                    System.arraycopy(ids, k, ids, k + 1, CANDIDATES - k - 1);
+                    System.arraycopy(probs, k, probs, k + 1, CANDIDATES - k - 1);
+                    ids[k] = id;
+                    probs[k] = p;
+                    break;
+                }
+            }
+        }
+        int n = 0;
+        while (n < CANDIDATES && ids[n] >= 0) n++;
+        return new Answer.Candidates(java.util.Arrays.copyOf(ids, n), java.util.Arrays.copyOf(probs, n));
+    }
+
+    @Override
+    public void close() {
+        if (batch != null) batch.close();
+        engine.close();
+    }
+}

@@ -1,0 +1,105 @@
+package dev.needlewb.reports.toolcalls;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.needlewb.converter.WorkbenchException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs every case through every engine (one engine instance per engine name for the whole run)
+ * and compares each engine's answers with the first engine's, and with the expected calls where
+ * the cases give them.
+ */
+public final class ToolCallEval {
+    /** Per engine: its answers in case order and its totals. */
+    public record EngineRun(String engine, List<Answer> answers, long wallNanos) {
+        double decodeTokensPerSecond() {
+            long steps = 0, nanos = 0;
+            for (Answer a : answers) {
+                steps += a.decodeSteps();
+                nanos += a.decodeNanos();
+            }
+            return nanos == 0 ? Double.NaN : steps * 1e9 / nanos;
+        }
+
+        int closedLists() {
+            int n = 0;
+            for (Answer a : answers) if (CallComparison.parse(a.calls()) != null) n++;
+            return n;
+        }
+    }
+
+    /** Opens one engine by name. */
+    @FunctionalInterface
+    public interface Opener {
+        CaseEngine open(String engine) throws WorkbenchException;
+    }
+
+    private final ToolCallRunner runner;
+    private final List<ToolCallCase> cases;
+    private final List<ToolCallRunner.Prepared> prepared;
+    private final int maxNew;
+
+    public ToolCallEval(ToolCallRunner runner, List<ToolCallCase> cases, List<ToolCallRunner.Prepared> prepared, int maxNew) {
+        this.runner = runner;
+        this.cases = cases;
+        this.prepared = prepared;
+        this.maxNew = maxNew;
+    }
+
+    public List<EngineRun> run(List<String> engines, Opener opener, Runnable onCase) throws WorkbenchException {
+        List<EngineRun> runs = new ArrayList<>();
+        for (String name : engines) {
+            try (CaseEngine engine = opener.open(name)) {
+                long start = System.nanoTime();
+                List<Answer> answers = new ArrayList<>();
+                for (ToolCallRunner.Prepared p : prepared) {
+                    answers.add(engine.answer(runner, p, maxNew));
+                    onCase.run();
+                }
+                runs.add(new EngineRun(name, answers, System.nanoTime() - start));
+            }
+        }
+        return runs;
+    }
+
+    /** Each engine after the first against the first. */
+    List<Agreement> agreements(List<EngineRun> runs) {
+        List<Agreement> out = new ArrayList<>();
+        EngineRun base = runs.getFirst();
+        for (EngineRun other : runs.subList(1, runs.size())) {
+            Agreement a = new Agreement(other.engine(), base.engine());
+            for (int i = 0; i < cases.size(); i++) a.add(cases.get(i).id(), base.answers().get(i), other.answers().get(i));
+            out.add(a);
+        }
+        return out;
+    }
+
+    /** Per engine {call accuracy, name accuracy, cases with expected calls}, over the cases that give them. */
+    Map<String, double[]> accuracy(List<EngineRun> runs) {
+        Map<String, double[]> out = new LinkedHashMap<>();
+        for (EngineRun r : runs) {
+            int n = 0, calls = 0, names = 0;
+            for (int i = 0; i < cases.size(); i++) {
+                JsonNode expected = cases.get(i).expected();
+                if (expected == null) continue;
+                n++;
+                JsonNode got = CallComparison.parse(r.answers().get(i).calls());
+                if (CallComparison.sameCalls(got, expected)) calls++;
+                if (CallComparison.sameNames(got, expected)) names++;
+            }
+            if (n > 0) out.put(r.engine(), new double[] {(double) calls / n, (double) names / n, n});
+        }
+        return out;
+    }
+
+    List<ToolCallCase> cases() {
+        return cases;
+    }
+
+    List<ToolCallRunner.Prepared> prepared() {
+        return prepared;
+    }
+}

@@ -35,7 +35,7 @@ final class ToolCallsCommand implements Callable<Integer> {
     Path casesFile;
 
     @Option(names = "--engine", paramLabel = "E,E", defaultValue = "exact,int8", split = ",",
-            description = "Engines, the first is the baseline: exact, int8, batch (default: ${DEFAULT-VALUE}).")
+            description = "Engines, the first is the baseline: exact, int8, batch, torch (needle-wb-torch.jar) (default: ${DEFAULT-VALUE}).")
     List<String> engines;
 
     @Option(names = "--max-new", paramLabel = "N", defaultValue = "128", description = "Most answer tokens per case (default: ${DEFAULT-VALUE}).")

@@ -6,18 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.converter.convert.WeightSources;
-import dev.needlewb.converter.convert.WeightTargets;
-import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
 import dev.needlewb.engine.Session;
 import dev.needlewb.golden.Golden;
+import dev.needlewb.reports.convert.FlaxTree;
 import dev.needlewb.reports.torch.TorchPrefill;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -99,8 +96,7 @@ class TorchPrefillTest {
     /** The mini model's weights dequantized into the Flax tree, as the CLI's model loading gives them. */
     static Map<String, dev.needlewb.converter.io.NpyArray> dequantized() throws Exception {
         try (CactFile cact = CactFile.open(Golden.mini("mini.cact"))) {
-            FlaxCheckpoint empty = new FlaxCheckpoint(FlaxCheckpoint.FORMAT_VERSION, new LinkedHashMap<>(), Map.of(), null, Map.of());
-            return WeightTargets.checkpoint(WeightSources.fromCact(cact, false), empty).params();
+            return FlaxTree.dequantized(cact);
         }
     }
 

@@ -17,6 +17,7 @@ import dev.needlewb.reports.bench.EngineMemory;
 import dev.needlewb.reports.bench.PeakRss;
 import dev.needlewb.reports.bench.ProcStatus;
 import dev.needlewb.reports.report.InputFile;
+import dev.needlewb.reports.torch.TorchBackend;
 import dev.needlewb.reports.report.Report;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -239,17 +240,20 @@ final class BenchCommand implements Callable<Integer> {
     /**
      * Records which prefill ran ({@code prefill}: native|batch|torch) and, for batch and torch, the
      * median time to set it up per run ({@code batch_prefill_setup_ms}, {@code torch_prefill_setup_ms});
-     * returns the Markdown line saying so.
+     * for torch the runtime ({@code torch_runtime}); returns the Markdown line saying so.
      */
-    private String prefillNote(ObjectNode body) {
+    private String prefillNote(ObjectNode body) throws WorkbenchException {
         body.put("prefill", prefillArgument.name());
         if (!prefillArgument.setUp()) return "";
         List<Double> sorted = setupMillis.stream().sorted().toList();
         double median = sorted.get(sorted.size() / 2);
         body.put(prefillArgument.name() + "_prefill_setup_ms", median);
-        String what = prefillArgument.kind == PrefillArgument.Kind.BATCH
-                ? "batch (whole prompt at once, float32 on dense weights); building the dense weights"
-                : "torch (whole prompt at once on libtorch, float32); loading the weights into libtorch";
+        String what = "batch (whole prompt at once, float32 on dense weights); building the dense weights";
+        if (prefillArgument.kind == PrefillArgument.Kind.TORCH) {
+            String runtime = TorchBackend.find().describe();
+            body.put("torch_runtime", runtime);
+            what = "torch (whole prompt at once on " + runtime + "); loading the weights into libtorch";
+        }
         return String.format(Locale.ROOT, "%nPrefill: %s took %.1f ms per run (median), counted in neither load nor prefill.%n", what, median);
     }
 

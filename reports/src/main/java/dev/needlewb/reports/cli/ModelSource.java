@@ -6,15 +6,14 @@ import dev.needlewb.converter.convert.Format;
 import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.converter.convert.StateDictFiles;
 import dev.needlewb.converter.convert.WeightSources;
-import dev.needlewb.converter.convert.WeightTargets;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
+import dev.needlewb.reports.convert.FlaxTree;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.converter.flax.KvBudget;
 import dev.needlewb.converter.io.NpyArray;
 import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.converter.names.NameMap;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -49,7 +48,6 @@ record ModelSource(Geometry geometry, Map<String, NpyArray> flaxParams, byte[] t
     }
 
     private static ModelSource fromWeights(Geometry geometry, ModelWeights w) throws WorkbenchException {
-        FlaxCheckpoint empty = new FlaxCheckpoint(FlaxCheckpoint.FORMAT_VERSION, new LinkedHashMap<>(), Map.of(), null, Map.of());
-        return new ModelSource(geometry, WeightTargets.checkpoint(w, empty).params(), w.tokenizer());
+        return new ModelSource(geometry, FlaxTree.of(w), w.tokenizer());
     }
 }

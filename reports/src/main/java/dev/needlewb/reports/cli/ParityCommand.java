@@ -182,9 +182,10 @@ final class ParityCommand implements Callable<Integer> {
         return out;
     }
 
-    private void printSummary(ParityResult result, ReferenceWeights weights, List<Path> written) {
+    private void printSummary(ParityResult result, ReferenceWeights weights, List<Path> written) throws WorkbenchException {
         PrintWriter say = spec.commandLine().getOut();
         if (!weights.identical()) say.println("reference weights: " + weights.describe());
+        if (engines.contains(EngineMode.TORCH.label())) say.println("engine torch: " + TorchBackend.find().describe());
         for (Comparison c : result.againstReference()) {
             var first = c.firstFailure();
             say.printf(Locale.ROOT, "%s vs %s: %s (profile %s)%s%n", c.engine().label(), c.baseline(), c.passed() ? "PASS" : "FAIL",

@@ -1,10 +1,10 @@
 package dev.needlewb.reports.cli;
 
 import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.engine.BatchPrefill;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.Prefill;
-import dev.needlewb.reports.torch.TorchBackend;
 import dev.needlewb.reports.torch.TorchPrefill;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -49,8 +49,10 @@ final class PrefillArgument {
                 yield new Opened(batch, batch::close);
             }
             case TORCH -> {
-                ModelSource weights = ModelSource.load(model, null);
-                TorchPrefill torch = new TorchPrefill(TorchBackend.find().load(weights.geometry(), weights.flaxParams(), engine.options().threads()));
+                TorchPrefill torch;
+                try (CactFile cact = CactFile.open(model)) {
+                    torch = TorchPrefill.of(cact, engine.options().threads());
+                }
                 yield new Opened(torch, torch::close);
             }
         };

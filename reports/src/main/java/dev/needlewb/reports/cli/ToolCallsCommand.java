@@ -40,7 +40,7 @@ final class ToolCallsCommand implements Callable<Integer> {
     Path casesFile;
 
     @Option(names = "--engine", paramLabel = "E,E", defaultValue = "exact,int8", split = ",",
-            description = "Engines, the first is the baseline: exact, int8, batch (default: ${DEFAULT-VALUE}).")
+            description = "Engines, the first is the baseline: exact, int8, batch, torch (needle-wb-torch.jar) (default: ${DEFAULT-VALUE}).")
     List<String> engines;
 
     @Option(names = "--against", paramLabel = "CHECKPOINT|CACT|PT",

@@ -7,8 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The engines {@code eval toolcalls --engine} can name. Another engine (e.g. a libtorch one in a module
- * of its own) joins by adding a factory under its name.
+ * The engines {@code eval toolcalls --engine} can name ({@code torch}: the prompt on libtorch, which
+ * only needle-wb-torch.jar carries). Another engine joins by adding a factory under its name.
  */
 public final class CaseEngines {
     /** Opens one engine over an open model file with a thread count. */
@@ -20,9 +20,11 @@ public final class CaseEngines {
     private static final Map<String, Factory> FACTORIES = new LinkedHashMap<>();
 
     static {
-        register("exact", (cact, threads) -> new NativeCaseEngine("exact", cact, NumericMode.EXACT, false, threads));
-        register("int8", (cact, threads) -> new NativeCaseEngine("int8", cact, NumericMode.INT8, false, threads));
-        register("batch", (cact, threads) -> new NativeCaseEngine("batch", cact, NumericMode.EXACT, true, threads));
+        register("exact", (cact, threads) -> new NativeCaseEngine("exact", cact, NumericMode.EXACT, NativeCaseEngine.PromptPath.NATIVE, threads));
+        register("int8", (cact, threads) -> new NativeCaseEngine("int8", cact, NumericMode.INT8, NativeCaseEngine.PromptPath.NATIVE, threads));
+        register("batch", (cact, threads) -> new NativeCaseEngine("batch", cact, NumericMode.EXACT, NativeCaseEngine.PromptPath.BATCH, threads));
+        // The prompt on libtorch (needle-wb-torch.jar), decoding natively in exact mode.
+        register("torch", (cact, threads) -> new NativeCaseEngine("torch", cact, NumericMode.EXACT, NativeCaseEngine.PromptPath.TORCH, threads));
     }
 
     private CaseEngines() {}

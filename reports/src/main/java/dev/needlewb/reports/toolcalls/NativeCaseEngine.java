@@ -10,11 +10,12 @@ import dev.needlewb.engine.Session;
 import dev.needlewb.engine.generate.Generator;
 import dev.needlewb.engine.generate.Sampler;
 import dev.needlewb.engine.kernel.NumericMode;
+import dev.needlewb.reports.torch.TorchPrefill;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The workbench engine on the packed weights (exact or int8 mode, native or batch prefill), with the
+ * The workbench engine on the packed weights (exact or int8 mode; native, batch or torch prefill), with the
  * header window and no sinks (upstream's decode pins none). One session serves every case: it is
  * reset between cases, the way a server reuses its buffers.
  */
@@ -23,21 +24,39 @@ final class NativeCaseEngine implements CaseEngine {
 
     private final String name;
     private final Engine engine;
-    private final BatchPrefill batch;
+    private final Prefill prefill;
+    private final Runnable release;
     private final Session session;
 
-    NativeCaseEngine(String name, CactFile cact, NumericMode mode, boolean batchPrefill, int threads) throws WorkbenchException {
+    /** How the prompt enters the session: token by token, the batch prefill, or libtorch. */
+    enum PromptPath { NATIVE, BATCH, TORCH }
+
+    NativeCaseEngine(String name, CactFile cact, NumericMode mode, PromptPath path, int threads) throws WorkbenchException {
         this.name = name;
         EngineOptions options = EngineOptions.production().withMode(mode).withThreads(threads).withWindow(EngineOptions.FROM_HEADER, 0);
         this.engine = Engine.load(cact, options);
-        BatchPrefill opened = null;
         try {
-            opened = batchPrefill ? BatchPrefill.open(engine) : null;
-        } catch (RuntimeException e) {
+            switch (path) {
+                case NATIVE -> {
+                    prefill = Prefill.NATIVE;
+                    release = () -> {};
+                }
+                case BATCH -> {
+                    BatchPrefill batch = BatchPrefill.open(engine);
+                    prefill = batch;
+                    release = batch::close;
+                }
+                case TORCH -> {
+                    TorchPrefill torch = TorchPrefill.of(cact, threads);
+                    prefill = torch;
+                    release = torch::close;
+                }
+                default -> throw new IllegalStateException(path.name());
+            }
+        } catch (WorkbenchException | RuntimeException e) {
             engine.close();
             throw e;
         }
-        this.batch = opened;
         this.session = engine.newSession();
     }
 
@@ -55,7 +74,7 @@ final class NativeCaseEngine implements CaseEngine {
     public Answer answer(ToolCallRunner runner, ToolCallRunner.Prepared p, int maxNew) throws WorkbenchException {
         session.reset();
         List<Answer.Candidates> steps = new ArrayList<>();
-        Generator generator = new Generator(engine, runner.tokenizer(), batch != null ? batch : Prefill.NATIVE);
+        Generator generator = new Generator(engine, runner.tokenizer(), prefill);
         long start = System.nanoTime();
         ToolCallRunner.Outcome o = runner.run(generator, session, p, maxNew, Sampler.greedy(), true, null,
                 (logits, chosen) -> steps.add(top(logits)));
@@ -93,7 +112,7 @@ final class NativeCaseEngine implements CaseEngine {
 
     @Override
     public void close() {
-        if (batch != null) batch.close();
+        release.run();
         engine.close();
     }
 }

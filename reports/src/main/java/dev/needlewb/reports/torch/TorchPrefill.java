@@ -1,6 +1,9 @@
 package dev.needlewb.reports.torch;
 
+import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.engine.Prefill;
+import dev.needlewb.reports.convert.FlaxTree;
 import dev.needlewb.engine.Session;
 
 /**
@@ -13,6 +16,11 @@ public final class TorchPrefill implements Prefill, AutoCloseable {
 
     public TorchPrefill(TorchModel model) {
         this.model = model;
+    }
+
+    /** The torch prefill of an open .cact's dequantized weights on {@code threads} libtorch threads (the backend must be on the class path). */
+    public static TorchPrefill of(CactFile cact, int threads) throws WorkbenchException {
+        return new TorchPrefill(TorchBackend.find().load(cact.geometry(), FlaxTree.dequantized(cact), threads));
     }
 
     /** Bad input throws what native prefill throws, before libtorch runs or the session changes. */

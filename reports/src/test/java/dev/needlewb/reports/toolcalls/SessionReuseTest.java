@@ -33,12 +33,12 @@ class SessionReuseTest {
             List<ToolCallRunner.Prepared> prepared = new ArrayList<>();
             for (ToolCallCase c : cases) prepared.add(runner.prepare(c.tools(), c.query(), c.id()));
             List<int[]> reused = new ArrayList<>();
-            try (CaseEngine engine = new NativeCaseEngine("e", cact, mode, false, 2)) {
+            try (CaseEngine engine = new NativeCaseEngine("e", cact, mode, NativeCaseEngine.PromptPath.NATIVE, 2)) {
                 // in reverse, so every case but the last runs after others
                 for (int i = prepared.size() - 1; i >= 0; i--) reused.add(0, engine.answer(runner, prepared.get(i), 48).ids());
             }
             for (int i = 0; i < prepared.size(); i++) {
-                try (CaseEngine fresh = new NativeCaseEngine("e", cact, mode, false, 2)) {
+                try (CaseEngine fresh = new NativeCaseEngine("e", cact, mode, NativeCaseEngine.PromptPath.NATIVE, 2)) {
                     assertThat(fresh.answer(runner, prepared.get(i), 48).ids()).as("case %d", i).containsExactly(reused.get(i));
                 }
             }

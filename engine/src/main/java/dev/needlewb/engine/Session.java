@@ -135,6 +135,20 @@ public final class Session {
         history.reset();
     }
 
+    /**
+     * Makes this session continue exactly where {@code other} (a session of the same engine) stands: its
+     * position, token history, engram conv histories and KV cache are copied, so the next step computes what
+     * {@code other}'s next step would, bit for bit. A prompt prefix shared by many requests is prefilled once
+     * ({@link PrefixCache}).
+     */
+    public void copyFrom(Session other) {
+        if (other.w != w || other.mode != mode) throw new IllegalArgumentException("a session of another engine");
+        cache.copyFrom(other.cache);
+        history.copyFrom(other.history);
+        for (int i = 0; i < engrams.length; i++) engrams[i].copyStateFrom(other.engrams[i]);
+        position = other.position;
+    }
+
     /** The position the next token will take. */
     public int position() {
         return position;

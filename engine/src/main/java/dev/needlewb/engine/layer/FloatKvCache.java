@@ -15,6 +15,14 @@ public final class FloatKvCache extends KvCache {
     }
 
     @Override
+    public void copyFrom(KvCache other) {
+        checkSameShape(other);
+        FloatKvCache o = (FloatKvCache) other;
+        copyRows(o.keys, keys);
+        copyRows(o.values, values);
+    }
+
+    @Override
     public void write(int layer, int pos, float[] k, int kOff, float[] v, int vOff) {
         int at = slot(pos) * kvDim;
         System.arraycopy(k, kOff, keys[layer], at, kvDim);

@@ -39,6 +39,16 @@ public final class Int8KvCache extends KvCache {
     }
 
     @Override
+    public void copyFrom(KvCache other) {
+        checkSameShape(other);
+        Int8KvCache o = (Int8KvCache) other;
+        copyRows(o.keys, keys);
+        copyRows(o.values, values);
+        copyRows(o.keyScales, keyScales);
+        copyRows(o.valueScales, valueScales);
+    }
+
+    @Override
     public void write(int layer, int pos, float[] k, int kOff, float[] v, int vOff) {
         int slot = slot(pos);
         quantize(v, vOff, values[layer], valueScales[layer], slot * kvDim);

@@ -101,4 +101,22 @@ public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
 
     /** Bytes held for keys and values. */
     public abstract long bytes();
+
+    /** Makes this cache hold exactly what {@code other} holds (a cache of the same engine and options). */
+    public abstract void copyFrom(KvCache other);
+
+    protected void checkSameShape(KvCache other) {
+        if (other.getClass() != getClass() || other.layers != layers || other.kvDim != kvDim || other.window != window
+                || other.sinks != sinks || other.maxPositions != maxPositions) {
+            throw new IllegalArgumentException("cannot copy a " + other.getClass().getSimpleName() + " of another shape");
+        }
+    }
+
+    protected static void copyRows(float[][] from, float[][] to) {
+        for (int i = 0; i < from.length; i++) System.arraycopy(from[i], 0, to[i], 0, from[i].length);
+    }
+
+    protected static void copyRows(byte[][] from, byte[][] to) {
+        for (int i = 0; i < from.length; i++) System.arraycopy(from[i], 0, to[i], 0, from[i].length);
+    }
 }

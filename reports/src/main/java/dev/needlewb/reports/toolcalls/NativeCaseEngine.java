@@ -6,6 +6,7 @@ import dev.needlewb.engine.BatchPrefill;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
 import dev.needlewb.engine.Prefill;
+import dev.needlewb.engine.PrefixCache;
 import dev.needlewb.engine.Session;
 import dev.needlewb.engine.generate.Generator;
 import dev.needlewb.engine.generate.Sampler;
@@ -17,16 +18,21 @@ import java.util.List;
 /**
  * The workbench engine on the packed weights (exact or int8 mode; native, batch or torch prefill), with the
  * header window and no sinks (upstream's decode pins none). One session serves every case: it is
- * reset between cases, the way a server reuses its buffers.
+ * reset between cases, the way a server reuses its buffers. With the native prefill the tool prefix (system turn
+ * and tools) of the cases that share it is prefilled once ({@link PrefixCache}; the same bits as prefilling it
+ * each time).
  */
 final class NativeCaseEngine implements CaseEngine {
     static final int CANDIDATES = 3;
+    /** Tool sets whose prefix state is kept; a case file usually cycles through a few. */
+    private static final int PREFIXES_HELD = 8;
 
     private final String name;
     private final Engine engine;
     private final Prefill prefill;
     private final Runnable release;
     private final Session session;
+    private final PrefixCache prefixes;
 
     /** How the prompt enters the session: token by token, the batch prefill, or libtorch. */
     enum PromptPath { NATIVE, BATCH, TORCH }
@@ -58,6 +64,7 @@ final class NativeCaseEngine implements CaseEngine {
             throw e;
         }
         this.session = engine.newSession();
+        this.prefixes = path == PromptPath.NATIVE ? new PrefixCache(engine, PREFIXES_HELD) : null;
     }
 
     @Override
@@ -74,7 +81,8 @@ final class NativeCaseEngine implements CaseEngine {
     public Answer answer(ToolCallRunner runner, ToolCallRunner.Prepared p, int maxNew) throws WorkbenchException {
         session.reset();
         List<Answer.Candidates> steps = new ArrayList<>();
-        Generator generator = new Generator(engine, runner.tokenizer(), prefill);
+        Prefill promptPath = prefixes == null ? prefill : prefixes.sharing(p.prompt().toolPrefixTokens());
+        Generator generator = new Generator(engine, runner.tokenizer(), promptPath);
         long start = System.nanoTime();
         ToolCallRunner.Outcome o = runner.run(generator, session, p, maxNew, Sampler.greedy(), true, null,
                 (logits, chosen) -> steps.add(top(logits)));

@@ -72,8 +72,8 @@ final class BenchCommand implements Callable<Integer> {
         @Option(names = "--query", paramLabel = "TEXT", required = true, description = "The user's request (with --tools).")
         String query;
 
-        @Option(names = "--think-max", paramLabel = "N", defaultValue = "48",
-                description = "Most tokens of free <think> before the call opens (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--think-max", paramLabel = "N", defaultValue = ToolCallArguments.THINK_MAX_DEFAULT,
+                description = ToolCallArguments.THINK_MAX_HELP)
         int thinkMax;
 
         @Option(names = "--require-call", description = "The constrained answer must call a tool (no empty list).")
@@ -131,7 +131,7 @@ final class BenchCommand implements Callable<Integer> {
             throw new WorkbenchException(e.getMessage());
         }
         if (toolBench != null) {
-            if (toolBench.thinkMax < 0) throw new WorkbenchException("--think-max must be >= 0, got " + toolBench.thinkMax);
+            ToolCallArguments.checkThinkMax(toolBench.thinkMax);
             tools = ToolSchemas.read(toolBench.tools);
             try (CactFile cact = CactFile.open(model)) {
                 // once for all runs: the warm-up runs fill the grammar's mask cache, as a server's first requests would

@@ -54,8 +54,8 @@ final class ToolCallsCommand implements Callable<Integer> {
     @Option(names = "--max-new", paramLabel = "N", defaultValue = "128", description = "Most answer tokens per case (default: ${DEFAULT-VALUE}).")
     int maxNew;
 
-    @Option(names = "--think-max", paramLabel = "N", defaultValue = "48",
-            description = "Most tokens of free <think> before the call opens (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--think-max", paramLabel = "N", defaultValue = ToolCallArguments.THINK_MAX_DEFAULT,
+            description = ToolCallArguments.THINK_MAX_HELP)
     int thinkMax;
 
     @Option(names = "--profile", paramLabel = "strict|int8|report", defaultValue = "int8",
@@ -80,7 +80,7 @@ final class ToolCallsCommand implements Callable<Integer> {
     public Integer call() throws WorkbenchException, java.io.IOException {
         ThresholdProfile profile = ThresholdProfile.named(profileName);
         if (maxNew < 1) throw new WorkbenchException("--max-new must be at least 1, got " + maxNew);
-        if (thinkMax < 0) throw new WorkbenchException("--think-max must be >= 0, got " + thinkMax);
+        ToolCallArguments.checkThinkMax(thinkMax);
         if (threads < 1) throw new WorkbenchException("--threads must be at least 1, got " + threads);
         List<String> names = new ArrayList<>(new LinkedHashSet<>(engines));
         for (String n : names) CaseEngines.factory(n);

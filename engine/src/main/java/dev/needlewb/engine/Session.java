@@ -22,7 +22,8 @@ import dev.needlewb.engine.layer.TokenHistory;
 /**
  * One sequence being decoded, one token per {@link #step}: the cached decode path of SPEC section 3
  * (upstream {@code decode._forward_cached}) without fake quantization. All buffers are allocated
- * here once; a step allocates nothing but the tap copies it is asked for. Not thread-safe.
+ * here once; a compiled step allocates nothing but the tap copies it is asked for, unless C2 leaves a vector
+ * helper out of line and boxes (seen at 256 bits; SessionAllocationTest, run by hand). Not thread-safe.
  *
  * <p>The model math between the matrix products is the engine's shared layer operations
  * ({@link Mhc}, {@link Engram}, {@link Norms}, {@link Rows}), the same the batch prefill runs over

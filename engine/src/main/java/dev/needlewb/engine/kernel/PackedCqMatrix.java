@@ -1,8 +1,10 @@
 package dev.needlewb.engine.kernel;
 
+import dev.needlewb.converter.simd.VectorWidth;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
@@ -39,6 +41,17 @@ public final class PackedCqMatrix {
      */
     private static final ThreadLocal<float[]> ROW_LANES = ThreadLocal.withInitial(() -> new float[4 * Lanes.LOGICAL + 4]);
     private static final int BLOCK_SUMS = 4 * Lanes.LOGICAL;
+    /**
+     * Below 16 lanes an int8 4-bit row is first decoded, a group at a time, to its int8 codebook values
+     * (one 16-entry byte lookup per 16 codes, {@link #decodedNibbles}): a 16-entry lookup in W int lanes
+     * takes 16 / W permutes and their blends per W codes. At 16 lanes it is one permute, and the direct
+     * kernel is faster.
+     */
+    private static final boolean DECODED_NIBBLES = W < 16;
+    /** One chunk of codes as bytes, the shape of the 16-entry byte lookup. */
+    private static final VectorSpecies<Byte> CHUNK = VectorWidth.bytesFor(CodeLayout.CHUNK_BYTES);
+    /** Per calling thread: the int8 values of a block's four rows, in plane order, grown to the widest matrix. */
+    private static final ThreadLocal<byte[]> DECODED = ThreadLocal.withInitial(() -> new byte[0]);
 
     private final String name;
     private final MemorySegment codes;
@@ -56,6 +69,8 @@ public final class PackedCqMatrix {
     private final Int8Codebook codebook8;
     private final CodeTable tableExact;
     private final CodeTable table8;
+    /** The int8 codebook of a 4-bit matrix as one byte lookup; null at 2 bits. */
+    private final ByteVector nibbleValues8;
 
     private PackedCqMatrix(String name, MemorySegment codes, float[] norms, int normBase, int rows, int cols, int group,
             CodeLayout layout, float[] values, Int8Codebook codebook8) {
@@ -77,6 +92,7 @@ public final class PackedCqMatrix {
         for (int i = 0; i < q8.length; i++) q8[i] = b8[i];
         this.tableExact = CodeTable.of(values);
         this.table8 = CodeTable.of(q8);
+        this.nibbleValues8 = b8.length == CodeLayout.CHUNK_BYTES ? ByteVector.fromArray(CHUNK, b8, 0) : null;
     }
 
     /**
@@ -144,12 +160,18 @@ public final class PackedCqMatrix {
         CodeTable table = int8 ? table8 : tableExact;
         float outScale = int8 ? codebook8.scale() : 1f;
         float[] lanes = ROW_LANES.get();
+        boolean decoded = int8 && DECODED_NIBBLES && layout.bits() == 4;
+        byte[] values8 = decoded ? decodedRows() : null;
         for (int r = from; r < to; r += 4) {
             int last = to - 1;
             int r1 = Math.min(r + 1, last), r2 = Math.min(r + 2, last), r3 = Math.min(r + 3, last);
+            if (decoded) decodeNibbles8(r, r1, r2, r3, values8);
             for (int part = 0; part < PARTS; part++) {
                 if (layout.bits() == 2) crumbs(a, table, r, r1, r2, r3, part, lanes);
-                else {
+                else if (decoded) {
+                    decodedNibbles(a, values8, r, r1, 0, part, lanes);
+                    decodedNibbles(a, values8, r2, r3, 2, part, lanes);
+                } else {
                     nibbles(a, table, r, r1, 0, part, lanes);
                     nibbles(a, table, r2, r3, 2, part, lanes);
                 }
@@ -161,6 +183,15 @@ public final class PackedCqMatrix {
                 System.arraycopy(lanes, BLOCK_SUMS, out, outOff + r, to - r);
             }
         }
+    }
+
+    private byte[] decodedRows() {
+        byte[] values8 = DECODED.get();
+        if (values8.length < 4 * colsPad + ByteLanes.SLACK) {
+            values8 = new byte[4 * colsPad + ByteLanes.SLACK];
+            DECODED.set(values8);
+        }
+        return values8;
     }
 
     private void check(Activation a) {
@@ -248,6 +279,54 @@ public final class PackedCqMatrix {
                     s0 = t.nibble(plane(p0, shift)).fma(xv, s0);
                     s1 = t.nibble(plane(p1, shift)).fma(xv, s1);
                 }
+            }
+            float scale = a.scales[g];
+            acc0 = s0.fma(FloatVector.broadcast(F, scale * norm(ra, g)), acc0);
+            acc1 = s1.fma(FloatVector.broadcast(F, scale * norm(rb, g)), acc1);
+        }
+        int at = slot * Lanes.LOGICAL + part * W;
+        acc0.intoArray(lanes, at);
+        acc1.intoArray(lanes, at + Lanes.LOGICAL);
+    }
+
+    /**
+     * The int8 codebook values of rows {@code r0 .. r3} of a 4-bit matrix into {@code values8} (row slot
+     * {@code i} at {@code i * colsPad}, plane order like the codes), 16 codes per byte lookup.
+     */
+    private void decodeNibbles8(int r0, int r1, int r2, int r3, byte[] values8) {
+        decodeRow8(r0, values8, 0);
+        decodeRow8(r1, values8, colsPad);
+        decodeRow8(r2, values8, 2 * colsPad);
+        decodeRow8(r3, values8, 3 * colsPad);
+    }
+
+    private void decodeRow8(int row, byte[] values8, int at) {
+        long base = (long) row * rowBytes;
+        for (int co = 0; co < rowBytes; co += CodeLayout.CHUNK_BYTES, at += CodeLayout.CHUNK_CODES_4BIT) {
+            ByteVector n = ByteVector.fromMemorySegment(CHUNK, codes, base + co, ByteOrder.LITTLE_ENDIAN);
+            n.selectFrom(nibbleValues8).intoArray(values8, at);
+            n.lanewise(VectorOperators.LSHR, 4).selectFrom(nibbleValues8).intoArray(values8, at + CodeLayout.CHUNK_BYTES);
+        }
+    }
+
+    /**
+     * {@link #nibbles} of an int8 matrix below 16 lanes on its decoded values ({@link #decodeNibbles8}):
+     * lane {@code j} of part {@code p} accumulates {@code value * x} over the group's positions
+     * {@code 16 i + p W + j}, the same products into the same lanes as {@link #nibbles}. The int8
+     * products and their group sums are integers float32 holds exactly (see {@link Activation}), so the
+     * bits are those of the direct kernel.
+     */
+    private void decodedNibbles(Activation a, byte[] values8, int ra, int rb, int slot, int part, float[] lanes) {
+        float[] x = a.x;
+        int va = slot * colsPad + part * W, vb = va + colsPad;
+        FloatVector acc0 = FloatVector.zero(F), acc1 = acc0;
+        int i = part * W;
+        for (int g = 0; g < groups; g++) {
+            FloatVector s0 = FloatVector.zero(F), s1 = s0;
+            for (int end = i + group; i < end; i += Lanes.LOGICAL, va += Lanes.LOGICAL, vb += Lanes.LOGICAL) {
+                FloatVector xv = FloatVector.fromArray(F, x, i);
+                s0 = ByteLanes.signed(values8, va).fma(xv, s0);
+                s1 = ByteLanes.signed(values8, vb).fma(xv, s1);
             }
             float scale = a.scales[g];
             acc0 = s0.fma(FloatVector.broadcast(F, scale * norm(ra, g)), acc0);

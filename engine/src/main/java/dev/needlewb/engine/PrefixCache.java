@@ -1,77 +1,195 @@
 package dev.needlewb.engine;
 
+import dev.needlewb.engine.layer.KvCache;
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
- * Native prefill that runs a prompt prefix shared by many prompts (the tool-call template's system turn and
- * tools) once: the session state after the prefix is kept, copied into the session of every later prompt that
- * starts with it ({@link Session#copyFrom}), and only the rest is stepped. The steps run are the same, in the same
- * order, on the same state, so the logits are bit for bit those of a plain native prefill. The least recently used
- * prefix goes first when more than {@code capacity} are held (each holds a session: its KV cache and buffers).
+ * Native prefill that steps only the part of a prompt no earlier prompt shared: the KV rows of every prompt
+ * run are kept in a radix tree of token runs (as inference servers share prompt prefixes), and a new prompt
+ * starts from the longest run of its leading tokens the tree holds, wherever it branches: after the system
+ * turn, after the first tool of the tools block, in the middle of a tool. Only KV rows are stored; a restored
+ * session gets its token history and engram conv rings the way a batch-prefilled one does
+ * ({@link Session#adoptPrefix}, the same steps on the same tokens). The steps run after that are the plain
+ * prefill's, on the same state, so the logits are bit for bit those of {@link Session#prefill}.
+ *
+ * <p>Rows are saved while the prompt runs, before the window's ring overwrites them, so a prefix longer than
+ * the window is shared too. The rows held are bounded by {@code budgetBytes}: the least recently used run
+ * that no longer prompt extends goes first. Not thread-safe: one per engine instance and thread.
  */
-public final class PrefixCache {
+public final class PrefixCache implements Prefill {
     private final Engine engine;
-    private final Map<Prefix, Held> entries;
-    private long hits;
-    private long misses;
+    private final long budgetBytes;
+    private final Node root = new Node(new int[0], 0, 0, null);
+    private final List<Node> nodes = new ArrayList<>();
+    /** How many nodes use each rows object: a run split in two keeps one object. */
+    private final Map<KvCache.Rows, Integer> holders = new IdentityHashMap<>();
+    private long heldBytes;
+    private long clock;
+    private long reusedTokens;
+    private long steppedTokens;
 
-    private record Prefix(int[] ids) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Prefix p && Arrays.equals(ids, p.ids);
-        }
+    /** A run of prompt positions {@code [from, to)} of {@code ids}, with its KV rows. */
+    private static final class Node {
+        final int[] ids;
+        final int from;
+        int to;
+        final KvCache.Rows rows;
+        Node parent;
+        final Map<Integer, Node> children = new HashMap<>();
+        long used;
 
-        @Override
-        public int hashCode() {
-            return Arrays.hashCode(ids);
+        Node(int[] ids, int from, int to, KvCache.Rows rows) {
+            this.ids = ids;
+            this.from = from;
+            this.to = to;
+            this.rows = rows;
         }
     }
 
-    private record Held(Session session, float[] logits) {}
-
-    public PrefixCache(Engine engine, int capacity) {
-        if (capacity < 1) throw new IllegalArgumentException("capacity " + capacity);
+    public PrefixCache(Engine engine, long budgetBytes) {
+        if (budgetBytes < 0) throw new IllegalArgumentException("budget " + budgetBytes + " bytes");
         this.engine = engine;
-        this.entries = new LinkedHashMap<>(16, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<Prefix, Held> eldest) {
-                return size() > capacity;
-            }
-        };
+        this.budgetBytes = budgetBytes;
     }
 
-    /** A prefill for prompts whose first {@code prefixLength} ids are the shared prefix (0: nothing shared). */
-    public Prefill sharing(int prefixLength) {
-        return (session, tokens) -> prefill(session, tokens, prefixLength);
-    }
-
-    private float[] prefill(Session session, int[] tokens, int prefixLength) {
-        if (prefixLength <= 0 || prefixLength > tokens.length || session.position() != 0) return session.prefill(tokens);
+    /**
+     * Prefills {@code tokens} into {@code session}, a fresh session of this cache's engine (one at another
+     * position is prefilled plainly) and returns a copy of the logits after the last token.
+     */
+    @Override
+    public float[] prefill(Session session, int[] tokens) {
+        if (session.weights() != engine.weights()) throw new IllegalArgumentException("the session belongs to another engine");
+        if (session.position() != 0) return session.prefill(tokens);
         session.checkPrefill(tokens);
-        Prefix key = new Prefix(Arrays.copyOf(tokens, prefixLength));
-        Held entry = entries.get(key);
-        if (entry == null) {
-            misses++;
-            Session prefixed = engine.newSession();
-            entry = new Held(prefixed, prefixed.prefill(key.ids()));
-            entries.put(key, entry);
-        } else {
-            hits++;
+        List<Node> path = new ArrayList<>();
+        int held = match(tokens, path);
+        int restored = Math.min(held, tokens.length - 1);
+        restore(session, tokens, path, restored);
+        KvCache cache = session.cache();
+        KvCache.Rows rows = held < tokens.length ? cache.newRows(held, tokens.length) : null;
+        int saved = held;
+        float[] logits = null;
+        for (int pos = restored; pos < tokens.length; pos++) {
+            // A ring slot is overwritten window positions later: save before that happens.
+            if (rows != null && cache.window() > 0 && pos - saved == cache.window()) {
+                cache.save(rows, saved, pos);
+                saved = pos;
+            }
+            if (pos == tokens.length - 1) logits = session.step(tokens[pos]).clone();
+            else session.advance(tokens[pos]);
         }
-        session.copyFrom(entry.session());
-        if (prefixLength == tokens.length) return entry.logits().clone();
-        return session.prefill(Arrays.copyOfRange(tokens, prefixLength, tokens.length));
+        reusedTokens += restored;
+        steppedTokens += tokens.length - restored;
+        long now = ++clock;
+        for (Node n : path) n.used = now;
+        if (rows != null) {
+            cache.save(rows, saved, tokens.length);
+            insert(tokens.clone(), path, held, rows, now);
+        }
+        return logits;
     }
 
-    /** Prompts whose prefix was already held. */
-    public long hits() {
-        return hits;
+    /** The length of the longest prefix of {@code tokens} the tree holds; {@code path} gets its nodes. */
+    private int match(int[] tokens, List<Node> path) {
+        Node node = root;
+        int matched = 0;
+        while (matched < tokens.length) {
+            Node child = node.children.get(tokens[matched]);
+            if (child == null) break;
+            int end = child.from;
+            while (end < child.to && end < tokens.length && child.ids[end] == tokens[end]) end++;
+            path.add(child);
+            matched = end;
+            if (end < child.to) break;
+            node = child;
+        }
+        return matched;
     }
 
-    /** Prompts whose prefix had to be prefilled. */
-    public long misses() {
-        return misses;
+    /**
+     * Puts the KV rows of positions {@code [0, length)} that a query at {@code length} can see (the sinks and
+     * the window before it, or all) into the session, then its token history and engram rings.
+     */
+    private static void restore(Session session, int[] tokens, List<Node> path, int length) {
+        if (length == 0) return;
+        KvCache cache = session.cache();
+        int windowFrom = cache.window() == 0 ? 0 : Math.max(0, length - cache.window());
+        for (Node n : path) {
+            int to = Math.min(n.to, length);
+            load(cache, n.rows, n.from, Math.min(to, cache.sinks()));
+            load(cache, n.rows, Math.max(n.from, windowFrom), to);
+        }
+        session.adoptPrefix(Arrays.copyOf(tokens, length));
+    }
+
+    private static void load(KvCache cache, KvCache.Rows rows, int from, int to) {
+        if (from < to) cache.load(rows, from, to);
+    }
+
+    /** Adds the run {@code [held, ids.length)} below the matched path, splitting the node it branches from. */
+    private void insert(int[] ids, List<Node> path, int held, KvCache.Rows rows, long now) {
+        Node parent = root;
+        if (!path.isEmpty()) {
+            parent = path.getLast();
+            if (held < parent.to) split(parent, held);
+        }
+        Node leaf = new Node(ids, held, ids.length, rows);
+        leaf.used = now;
+        attach(parent, leaf);
+        nodes.add(leaf);
+        holders.merge(rows, 1, Integer::sum);
+        heldBytes += rows.bytes();
+        while (heldBytes > budgetBytes) evictLeastRecentLeaf();
+    }
+
+    /** Cuts {@code node} at {@code at}: it keeps {@code [from, at)}, a new child takes the rest and its children. */
+    private void split(Node node, int at) {
+        Node rest = new Node(node.ids, at, node.to, node.rows);
+        rest.used = node.used;
+        rest.children.putAll(node.children);
+        for (Node c : rest.children.values()) c.parent = rest;
+        node.children.clear();
+        node.to = at;
+        attach(node, rest);
+        nodes.add(rest);
+        holders.merge(node.rows, 1, Integer::sum);
+    }
+
+    private static void attach(Node parent, Node child) {
+        child.parent = parent;
+        parent.children.put(child.ids[child.from], child);
+    }
+
+    private void evictLeastRecentLeaf() {
+        Node oldest = null;
+        for (Node n : nodes) {
+            if (n.children.isEmpty() && (oldest == null || n.used < oldest.used)) oldest = n;
+        }
+        nodes.remove(oldest);
+        oldest.parent.children.remove(oldest.ids[oldest.from]);
+        if (holders.merge(oldest.rows, -1, Integer::sum) == 0) {
+            holders.remove(oldest.rows);
+            heldBytes -= oldest.rows.bytes();
+        }
+    }
+
+    /** Prompt tokens whose state came from the tree instead of being stepped. */
+    public long reusedTokens() {
+        return reusedTokens;
+    }
+
+    /** Prompt tokens stepped. */
+    public long steppedTokens() {
+        return steppedTokens;
+    }
+
+    /** Bytes of KV rows the tree holds. */
+    public long heldBytes() {
+        return heldBytes;
     }
 }

@@ -136,20 +136,6 @@ public final class Session {
         history.reset();
     }
 
-    /**
-     * Makes this session continue exactly where {@code other} (a session of the same engine) stands: its
-     * position, token history, engram conv histories and KV cache are copied, so the next step computes what
-     * {@code other}'s next step would, bit for bit. A prompt prefix shared by many requests is prefilled once
-     * ({@link PrefixCache}).
-     */
-    public void copyFrom(Session other) {
-        if (other.w != w || other.mode != mode) throw new IllegalArgumentException("a session of another engine");
-        cache.copyFrom(other.cache);
-        history.copyFrom(other.history);
-        for (int i = 0; i < engrams.length; i++) engrams[i].copyStateFrom(other.engrams[i]);
-        position = other.position;
-    }
-
     /** The position the next token will take. */
     public int position() {
         return position;
@@ -167,9 +153,24 @@ public final class Session {
      */
     public float[] prefill(int[] tokens) {
         checkPrefill(tokens);
-        float[] last = null;
-        for (int t : tokens) last = step(t);
-        return last.clone();
+        for (int i = 0; i < tokens.length - 1; i++) advance(tokens[i]);
+        return step(tokens[tokens.length - 1]).clone();
+    }
+
+    /**
+     * {@link #step} without the final norm and LM head, whose logits a prompt token before the last does not
+     * need; a session with taps runs the whole step so every
+     * tap is recorded. What later steps compute does not change.
+     */
+    void advance(int token) {
+        if (taps != null) {
+            step(token);
+            return;
+        }
+        checkToken(token);
+        checkRoom(position);
+        blocks(token, position);
+        position++;
     }
 
     /**
@@ -180,14 +181,7 @@ public final class Session {
         checkToken(token);
         checkRoom(position);
         int pos = position;
-        history.push(pos, token);
-        w.embedding.decodeRow(token, u, 0, scratch);
-        for (int i = 0; i < d; i++) u[i] *= embedScale;
-        tap("embed", pos, u, d);
-        for (int lane = 0; lane < lanes; lane++) System.arraycopy(u, 0, lanesX, lane * d, d);
-
-        for (int l = 0; l < g.numLayers(); l++) layer(l, pos);
-
+        blocks(token, pos);
         Mhc.mean(lanesX, 0, lanes, d, h, 0);
         Norms.zcn(sums, h, 0, d, w.finalNorm, 0, h, 0);
         tap("final.norm", pos, h, d);
@@ -196,6 +190,17 @@ public final class Session {
         tap("logits", pos, logits, g.vocab());
         position++;
         return logits;
+    }
+
+    /** The token's embedding through every block at {@code pos}: the lanes the final norm reads. */
+    private void blocks(int token, int pos) {
+        history.push(pos, token);
+        w.embedding.decodeRow(token, u, 0, scratch);
+        for (int i = 0; i < d; i++) u[i] *= embedScale;
+        tap("embed", pos, u, d);
+        for (int lane = 0; lane < lanes; lane++) System.arraycopy(u, 0, lanesX, lane * d, d);
+
+        for (int l = 0; l < g.numLayers(); l++) layer(l, pos);
     }
 
     private void checkToken(int token) {

@@ -10,55 +10,101 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A prompt whose shared prefix comes from the cache must compute what a plain native prefill computes, bit for bit
- * (tolerance 0: the same steps on copied state), and so must every later step: this holds only if the copy takes
- * all the state a step reads (KV cache with its window ring and sinks, token history, engram conv rings,
- * position). The prefix is longer than the window so the ring has wrapped when it is copied.
+ * A prompt whose leading tokens come from the cache must compute what a plain native prefill computes, bit for
+ * bit (tolerance 0: the same steps on restored state), and so must every later step: this holds only if the
+ * restore puts back all the state a step reads (the KV slots of the window ring and the sinks, token history,
+ * engram conv rings, position). The prompts are longer than the window, so rows are saved while the ring
+ * wraps, and they branch before, inside and after the window's reach of each other, inside a held run (a split)
+ * and at its end.
  */
 class PrefixCacheTest {
     private static final int WINDOW = 16;
     private static final int SINKS = 3;
+    private static final int LATER_STEPS = 24;
 
     @ParameterizedTest
     @EnumSource(NumericMode.class)
-    void cachedPrefixGivesThePlainPrefillsBits(NumericMode mode) throws Exception {
-        int[] s040 = GoldenLogitsTest.tokens("s040");
-        int prefix = 30;
-        int[] first = s040;
-        int[] second = Arrays.copyOf(s040, s040.length);
-        for (int i = prefix; i < second.length; i++) second[i] = (second[i] * 7 + 11) % 200 + 3;
+    void everyPromptGetsThePlainPrefillsBitsWhereverItBranches(NumericMode mode) throws Exception {
+        int[] a = longPrompt(60);
+        int[] b = changedFrom(a, 30, 1);
+        int[] c = changedFrom(a, 10, 2);
+        int[] d = changedFrom(b, 45, 3);
+        int[] shorter = Arrays.copyOf(a, 25);
+        int[] longer = Arrays.copyOf(a, 70);
+        for (int i = 60; i < 70; i++) longer[i] = (i * 13) % 200 + 3;
+        int[][] prompts = {a, b, c, d, a, shorter, longer, c};
+        // Tokens a prompt shares with an earlier one (a whole held prompt still steps its last token).
+        long expectedReuse = 0 + 30 + 10 + 45 + 59 + 24 + 60 + 59;
         try (Engine e = Engine.open(GoldenLogitsTest.cact(), new EngineOptions(mode, 1, WINDOW, SINKS, 128))) {
-            PrefixCache cache = new PrefixCache(e, 2);
+            PrefixCache cache = new PrefixCache(e, Long.MAX_VALUE);
             Session reused = e.newSession();
-            for (int[] prompt : new int[][] {first, second, first}) {
-                reused.reset();
-                Session plain = e.newSession();
-                assertThat(cache.sharing(prefix).prefill(reused, prompt)).containsExactly(plain.prefill(prompt));
-                assertThat(reused.position()).isEqualTo(plain.position());
-                int next = 5;
-                for (int i = 0; i < 24; i++) {
-                    float[] expected = plain.step(next);
-                    assertThat(reused.step(next)).as("step %d", i).containsExactly(expected);
-                    next = (next * 31 + 7) % 200 + 3;
-                }
-            }
-            assertThat(cache.misses()).isEqualTo(1);
-            assertThat(cache.hits()).isEqualTo(2);
+            for (int[] prompt : prompts) assertSameAsPlain(e, cache, reused, prompt);
+            assertThat(cache.reusedTokens()).isEqualTo(expectedReuse);
+            long total = 0;
+            for (int[] p : prompts) total += p.length;
+            assertThat(cache.steppedTokens()).isEqualTo(total - expectedReuse);
         }
     }
 
     @Test
-    void aPromptThatIsThePrefixReturnsItsLogitsAndAnotherEnginesSessionIsRefused() throws Exception {
+    void aBudgetSmallerThanTheRunsEvictsTheLeastRecentlyUsedAndKeepsTheBits() throws Exception {
+        int[] a = longPrompt(50);
+        try (Engine e = Engine.open(GoldenLogitsTest.cact(), new EngineOptions(NumericMode.INT8, 1, WINDOW, SINKS, 128))) {
+            long perPosition = e.newSession().cache().newRows(0, 1).bytes();
+            PrefixCache cache = new PrefixCache(e, 70 * perPosition);
+            Session reused = e.newSession();
+            for (int round = 0; round < 3; round++) {
+                for (int branch = 20; branch <= 40; branch += 10) {
+                    assertSameAsPlain(e, cache, reused, changedFrom(a, branch, round * 10 + branch));
+                    assertThat(cache.heldBytes()).isLessThanOrEqualTo(70 * perPosition);
+                }
+            }
+            assertThat(cache.reusedTokens()).isPositive();
+        }
+    }
+
+    @Test
+    void aSessionOfAnotherEngineIsRefusedAndOneAlreadyRunningIsPrefilledPlainly() throws Exception {
         int[] prompt = Arrays.copyOf(GoldenLogitsTest.tokens("s040"), 20);
         EngineOptions options = new EngineOptions(NumericMode.INT8, 1, WINDOW, SINKS, 64);
         try (Engine e = Engine.open(GoldenLogitsTest.cact(), options);
              Engine other = Engine.open(GoldenLogitsTest.cact(), options)) {
-            PrefixCache cache = new PrefixCache(e, 1);
-            float[] expected = e.newSession().prefill(prompt);
-            assertThat(cache.sharing(prompt.length).prefill(e.newSession(), prompt)).containsExactly(expected);
-            assertThat(cache.sharing(prompt.length).prefill(e.newSession(), prompt)).containsExactly(expected);
-            assertThatThrownBy(() -> cache.sharing(prompt.length).prefill(other.newSession(), prompt))
+            PrefixCache cache = new PrefixCache(e, Long.MAX_VALUE);
+            assertThatThrownBy(() -> cache.prefill(other.newSession(), prompt))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("another engine");
+            Session running = e.newSession();
+            running.prefill(new int[] {5, 6});
+            Session plain = e.newSession();
+            plain.prefill(new int[] {5, 6});
+            assertThat(cache.prefill(running, prompt)).containsExactly(plain.prefill(prompt));
+            assertThat(cache.reusedTokens() + cache.steppedTokens()).isZero();
         }
+    }
+
+    private static void assertSameAsPlain(Engine e, PrefixCache cache, Session reused, int[] prompt) {
+        reused.reset();
+        Session plain = e.newSession();
+        assertThat(cache.prefill(reused, prompt)).as("prompt of %d", prompt.length).containsExactly(plain.prefill(prompt));
+        assertThat(reused.position()).isEqualTo(plain.position());
+        int next = 5;
+        for (int i = 0; i < LATER_STEPS; i++) {
+            float[] expected = plain.step(next);
+            assertThat(reused.step(next)).as("step %d after a prompt of %d", i, prompt.length).containsExactly(expected);
+            next = (next * 31 + 7) % 200 + 3;
+        }
+    }
+
+    /** The golden prompt s040 continued to {@code length} tokens. */
+    private static int[] longPrompt(int length) {
+        int[] s040 = GoldenLogitsTest.tokens("s040");
+        int[] p = Arrays.copyOf(s040, length);
+        for (int i = s040.length; i < length; i++) p[i] = s040[i % s040.length] ^ 1;
+        return p;
+    }
+
+    private static int[] changedFrom(int[] prompt, int from, int seed) {
+        int[] p = prompt.clone();
+        for (int i = from; i < p.length; i++) p[i] = (p[i] * 7 + 11 + seed) % 200 + 3;
+        return p;
     }
 }

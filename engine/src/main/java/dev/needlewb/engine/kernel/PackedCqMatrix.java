@@ -284,9 +284,7 @@ public final class PackedCqMatrix {
             acc0 = s0.fma(FloatVector.broadcast(F, scale * norm(ra, g)), acc0);
             acc1 = s1.fma(FloatVector.broadcast(F, scale * norm(rb, g)), acc1);
         }
-        int at = slot * Lanes.LOGICAL + part * W;
-        acc0.intoArray(lanes, at);
-        acc1.intoArray(lanes, at + Lanes.LOGICAL);
+        storePair(acc0, acc1, slot, part, lanes);
     }
 
     /**
@@ -332,6 +330,11 @@ public final class PackedCqMatrix {
             acc0 = s0.fma(FloatVector.broadcast(F, scale * norm(ra, g)), acc0);
             acc1 = s1.fma(FloatVector.broadcast(F, scale * norm(rb, g)), acc1);
         }
+        storePair(acc0, acc1, slot, part, lanes);
+    }
+
+    /** The lanes of rows {@code slot} and {@code slot + 1} of a block, part {@code part}. */
+    private static void storePair(FloatVector acc0, FloatVector acc1, int slot, int part, float[] lanes) {
         int at = slot * Lanes.LOGICAL + part * W;
         acc0.intoArray(lanes, at);
         acc1.intoArray(lanes, at + Lanes.LOGICAL);

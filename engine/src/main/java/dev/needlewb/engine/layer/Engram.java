@@ -59,11 +59,6 @@ public final class Engram {
         this.projected = new float[2][];
     }
 
-    /** Makes this site hold {@code other}'s conv history (a site of the same engine). */
-    public void copyStateFrom(Engram other) {
-        System.arraycopy(other.v0Ring, 0, v0Ring, 0, v0Ring.length);
-    }
-
     /** How many positions the conv reads: the current one and {@code taps - 1} dilated steps back. */
     public static int reach(int taps, int dilation) {
         return (taps - 1) * dilation + 1;

@@ -15,11 +15,8 @@ public final class FloatKvCache extends KvCache {
     }
 
     @Override
-    public void copyFrom(KvCache other) {
-        checkSameShape(other);
-        FloatKvCache o = (FloatKvCache) other;
-        copyRows(o.keys, keys);
-        copyRows(o.values, values);
+    protected Plane[] planes(int layer) {
+        return new Plane[] {new Plane(keys[layer], kvDim, true), new Plane(values[layer], kvDim, true)};
     }
 
     @Override

@@ -39,13 +39,9 @@ public final class Int8KvCache extends KvCache {
     }
 
     @Override
-    public void copyFrom(KvCache other) {
-        checkSameShape(other);
-        Int8KvCache o = (Int8KvCache) other;
-        copyRows(o.keys, keys);
-        copyRows(o.values, values);
-        copyRows(o.keyScales, keyScales);
-        copyRows(o.valueScales, valueScales);
+    protected Plane[] planes(int layer) {
+        return new Plane[] {new Plane(keys[layer], kvDim, false), new Plane(values[layer], kvDim, true),
+                new Plane(keyScales[layer], kvDim / BLOCK, false), new Plane(valueScales[layer], kvDim / BLOCK, true)};
     }
 
     @Override

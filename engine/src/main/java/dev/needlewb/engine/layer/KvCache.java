@@ -102,21 +102,111 @@ public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
     /** Bytes held for keys and values. */
     public abstract long bytes();
 
-    /** Makes this cache hold exactly what {@code other} holds (a cache of the same engine and options). */
-    public abstract void copyFrom(KvCache other);
+    /**
+     * One array of a layer's storage and where a slot's {@code width} values lie in it: slot-major at
+     * {@code slot * width + i}, or dimension-major at {@code i * capacity + slot}.
+     */
+    protected record Plane(Object array, int width, boolean slotMajor) {}
 
-    protected void checkSameShape(KvCache other) {
-        if (other.getClass() != getClass() || other.layers != layers || other.kvDim != kvDim || other.window != window
-                || other.sinks != sinks || other.maxPositions != maxPositions) {
-            throw new IllegalArgumentException("cannot copy a " + other.getClass().getSimpleName() + " of another shape");
+    /** The arrays that hold {@code layer}'s keys, values and their scales. */
+    protected abstract Plane[] planes(int layer);
+
+    /**
+     * What this cache stores for positions {@code [from, to)} of every layer, in its own form (int8 codes with
+     * their scales, or floats), to be put back bit for bit: a prompt prefix shared by many requests
+     * ({@link dev.needlewb.engine.PrefixCache}). Each plane is held dimension-major or slot-major as in the cache.
+     */
+    public static final class Rows {
+        private final int from;
+        private final int to;
+        private final Object[][] arrays;
+        private final long bytes;
+
+        private Rows(int from, int to, Object[][] arrays, long bytes) {
+            this.from = from;
+            this.to = to;
+            this.arrays = arrays;
+            this.bytes = bytes;
+        }
+
+        public int from() {
+            return from;
+        }
+
+        public int to() {
+            return to;
+        }
+
+        public long bytes() {
+            return bytes;
         }
     }
 
-    protected static void copyRows(float[][] from, float[][] to) {
-        for (int i = 0; i < from.length; i++) System.arraycopy(from[i], 0, to[i], 0, from[i].length);
+    /** Empty rows for positions {@code [from, to)}, shaped for this cache; {@link #save} fills them. */
+    public Rows newRows(int from, int to) {
+        if (from < 0 || to <= from || to > maxPositions) throw new IllegalArgumentException("positions [" + from + ", " + to + ")");
+        int n = to - from;
+        Object[][] arrays = new Object[layers][];
+        long bytes = 0;
+        for (int l = 0; l < layers; l++) {
+            Plane[] planes = planes(l);
+            arrays[l] = new Object[planes.length];
+            for (int i = 0; i < planes.length; i++) {
+                Class<?> type = planes[i].array().getClass().componentType();
+                arrays[l][i] = java.lang.reflect.Array.newInstance(type, n * planes[i].width());
+                bytes += (long) n * planes[i].width() * (type == byte.class ? 1 : Float.BYTES);
+            }
+        }
+        return new Rows(from, to, arrays, bytes);
     }
 
-    protected static void copyRows(byte[][] from, byte[][] to) {
-        for (int i = 0; i < from.length; i++) System.arraycopy(from[i], 0, to[i], 0, from[i].length);
+    /**
+     * Copies what this cache holds for positions {@code [from, to)} into {@code rows}. The positions must still
+     * be held: none of them may have been overwritten by a later position in the window's ring.
+     */
+    public void save(Rows rows, int from, int to) {
+        copy(rows, from, to, true);
+    }
+
+    /** Puts positions {@code [from, to)} of {@code rows} back into their slots. */
+    public void load(Rows rows, int from, int to) {
+        copy(rows, from, to, false);
+    }
+
+    private void copy(Rows rows, int from, int to, boolean save) {
+        if (from < rows.from || to > rows.to || from > to) {
+            throw new IllegalArgumentException("positions [" + from + ", " + to + ") outside rows [" + rows.from + ", " + rows.to + ")");
+        }
+        int n = rows.to - rows.from;
+        for (int p = from; p < to; ) {
+            int slot = slot(p);
+            int run = Math.min(to - p, slotRunEnd(p) - p);
+            int at = p - rows.from;
+            for (int l = 0; l < layers; l++) {
+                Plane[] planes = planes(l);
+                for (int i = 0; i < planes.length; i++) {
+                    Plane plane = planes[i];
+                    Object held = rows.arrays[l][i];
+                    if (plane.slotMajor()) {
+                        int w = plane.width();
+                        if (save) System.arraycopy(plane.array(), slot * w, held, at * w, run * w);
+                        else System.arraycopy(held, at * w, plane.array(), slot * w, run * w);
+                    } else {
+                        for (int dim = 0; dim < plane.width(); dim++) {
+                            if (save) System.arraycopy(plane.array(), dim * capacity + slot, held, dim * n + at, run);
+                            else System.arraycopy(held, dim * n + at, plane.array(), dim * capacity + slot, run);
+                        }
+                    }
+                }
+            }
+            p += run;
+        }
+    }
+
+    /** The first position after {@code pos} whose slot does not follow {@code pos}'s (the sinks' end, the ring's wrap). */
+    private int slotRunEnd(int pos) {
+        if (window == 0) return maxPositions;
+        if (pos < sinks) return sinks;
+        return pos + window - (pos - sinks) % window;
     }
 }

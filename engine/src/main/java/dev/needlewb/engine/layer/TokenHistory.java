@@ -22,13 +22,6 @@ public final class TokenHistory {
         latest = -1;
     }
 
-    /** Makes this history hold exactly {@code other}'s tokens (a history of the same length). */
-    public void copyFrom(TokenHistory other) {
-        if (other.ring.length != ring.length) throw new IllegalArgumentException("history of " + other.ring.length + " tokens, not " + ring.length);
-        System.arraycopy(other.ring, 0, ring, 0, ring.length);
-        latest = other.latest;
-    }
-
     /** Records the token at {@code pos}; positions must arrive in order from 0. */
     public void push(int pos, int token) {
         if (pos != latest + 1) throw new IllegalStateException("token at position " + pos + " after position " + latest);

@@ -123,7 +123,7 @@ final class ToolCallsCommand implements Callable<Integer> {
                 runs = eval.run(names, name -> name.equals(REFERENCE) ? new ReferenceCaseEngine(referenceModel)
                         : CaseEngines.factory(name).open(cact, threads), () -> progress.update(++done[0]));
             }
-            ToolCallReport result = new ToolCallReport(eval, runs, profile, tokenizer);
+            ToolCallReport result = new ToolCallReport(eval, runs, profile, tokenizer, threads);
             List<InputFile> inputs = new ArrayList<>();
             inputs.add(InputFile.of("model", model));
             if (Files.exists(casesFile)) inputs.add(InputFile.of("cases", casesFile));

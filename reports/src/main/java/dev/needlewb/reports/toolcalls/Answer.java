@@ -4,9 +4,11 @@ import java.util.List;
 
 /**
  * One engine's answer to one case: the generated ids, the call list (null when none was closed),
- * per generated token the most likely candidates of the masked distribution, and the decode timing.
+ * per generated token the most likely candidates of the masked distribution, the decode timing, and how many of
+ * the prompt's tokens were stepped (the rest came from a prefix an earlier case shared).
  */
-public record Answer(int[] ids, String calls, List<Candidates> steps, int decodeSteps, long decodeNanos, long wallNanos) {
+public record Answer(int[] ids, String calls, List<Candidates> steps, int decodeSteps, long decodeNanos, long wallNanos,
+                     int promptTokens, int promptTokensStepped) {
     /** The top candidates of one step, best first. */
     public record Candidates(int[] ids, double[] probs) {
         /** The probability of {@code id} if it is among the candidates, else NaN. */

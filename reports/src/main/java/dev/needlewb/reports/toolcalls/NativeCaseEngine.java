@@ -18,14 +18,14 @@ import java.util.List;
 /**
  * The workbench engine on the packed weights (exact or int8 mode; native, batch or torch prefill), with the
  * header window and no sinks (upstream's decode pins none). One session serves every case: it is
- * reset between cases, the way a server reuses its buffers. With the native prefill the tool prefix (system turn
- * and tools) of the cases that share it is prefilled once ({@link PrefixCache}; the same bits as prefilling it
- * each time).
+ * reset between cases, the way a server reuses its buffers. With the native prefill a case steps only the prompt
+ * tokens no earlier case shared ({@link PrefixCache}: the system turn, the tools a case lists in the same order
+ * as an earlier one; the same bits as prefilling each prompt whole).
  */
 final class NativeCaseEngine implements CaseEngine {
     static final int CANDIDATES = 3;
-    /** Tool sets whose prefix state is kept; a case file usually cycles through a few. */
-    private static final int PREFIXES_HELD = 8;
+    /** Most bytes of prompt KV rows kept per engine: at the released geometry a position takes 55,296 bytes in exact mode, 15,552 in int8. */
+    private static final long PREFIX_BYTES = Math.min(512L << 20, Runtime.getRuntime().maxMemory() / 8);
 
     private final String name;
     private final Engine engine;
@@ -64,7 +64,7 @@ final class NativeCaseEngine implements CaseEngine {
             throw e;
         }
         this.session = engine.newSession();
-        this.prefixes = path == PromptPath.NATIVE ? new PrefixCache(engine, PREFIXES_HELD) : null;
+        this.prefixes = path == PromptPath.NATIVE ? new PrefixCache(engine, PREFIX_BYTES) : null;
     }
 
     @Override
@@ -81,14 +81,17 @@ final class NativeCaseEngine implements CaseEngine {
     public Answer answer(ToolCallRunner runner, ToolCallRunner.Prepared p, int maxNew) throws WorkbenchException {
         session.reset();
         List<Answer.Candidates> steps = new ArrayList<>();
-        Prefill promptPath = prefixes == null ? prefill : prefixes.sharing(p.prompt().toolPrefixTokens());
+        Prefill promptPath = prefixes == null ? prefill : prefixes;
         Generator generator = new Generator(engine, runner.tokenizer(), promptPath);
+        long steppedBefore = prefixes == null ? 0 : prefixes.steppedTokens();
         long start = System.nanoTime();
         ToolCallRunner.Outcome o = runner.run(generator, session, p, maxNew, Sampler.greedy(), true, null,
                 (logits, chosen) -> steps.add(top(logits)));
         long wall = System.nanoTime() - start;
         Generator.Timings t = o.result().timings();
-        return new Answer(o.result().generatedIds(), o.callsJson(), steps, t.decodeSteps(), t.decodeNanos(), wall);
+        int promptTokens = p.prompt().ids().length;
+        int stepped = prefixes == null ? promptTokens : (int) (prefixes.steppedTokens() - steppedBefore);
+        return new Answer(o.result().generatedIds(), o.callsJson(), steps, t.decodeSteps(), t.decodeNanos(), wall, promptTokens, stepped);
     }
 
     /** The most likely tokens of a masked distribution (softmax over the allowed logits). */

@@ -67,7 +67,7 @@ public final class ReferenceCaseEngine implements CaseEngine {
         int[] generated = Arrays.copyOf(ids, count);
         int decodeSteps = Math.max(0, count - 1);
         return new Answer(generated, ToolCallAnswer.callsJson(generated, runner.tokenizer()), steps, decodeSteps,
-                decodeStart == 0 ? 0 : end - decodeStart, end - start);
+                decodeStart == 0 ? 0 : end - decodeStart, end - start, prompt.length, prompt.length);
     }
 
     @Override

@@ -24,6 +24,18 @@ public final class ToolCallEval {
             return nanos == 0 ? Double.NaN : steps * 1e9 / nanos;
         }
 
+        long promptTokens() {
+            long n = 0;
+            for (Answer a : answers) n += a.promptTokens();
+            return n;
+        }
+
+        long promptTokensStepped() {
+            long n = 0;
+            for (Answer a : answers) n += a.promptTokensStepped();
+            return n;
+        }
+
         int closedLists() {
             int n = 0;
             for (Answer a : answers) if (CallComparison.parse(a.calls()) != null) n++;

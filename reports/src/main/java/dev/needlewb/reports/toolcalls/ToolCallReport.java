@@ -25,14 +25,18 @@ public final class ToolCallReport {
     private final Map<String, double[]> accuracy;
     private final ThresholdProfile profile;
     private final Tokenizer tokenizer;
+    private final int threadsPerEngine;
 
-    public ToolCallReport(ToolCallEval eval, List<ToolCallEval.EngineRun> runs, ThresholdProfile profile, Tokenizer tokenizer) {
+    /** {@code threadsPerEngine}: the threads each native engine ran on, for the report. */
+    public ToolCallReport(ToolCallEval eval, List<ToolCallEval.EngineRun> runs, ThresholdProfile profile, Tokenizer tokenizer,
+                          int threadsPerEngine) {
         this.eval = eval;
         this.runs = runs;
         this.agreements = eval.agreements(runs);
         this.accuracy = eval.accuracy(runs);
         this.profile = profile;
         this.tokenizer = tokenizer;
+        this.threadsPerEngine = threadsPerEngine;
     }
 
     public boolean passed() {
@@ -45,6 +49,7 @@ public final class ToolCallReport {
         body.put("baseline", runs.getFirst().engine());
         body.put("max_new", maxNew);
         body.put("think_max", thinkMax);
+        body.put("threads_per_engine", threadsPerEngine);
         ObjectNode p = body.putObject("profile");
         p.put("name", profile.name());
         p.put("min_call_agreement", profile.minCallAgreement());
@@ -56,6 +61,8 @@ public final class ToolCallReport {
             e.put("name", r.engine());
             number(e, "decode_tokens_per_s", r.decodeTokensPerSecond());
             e.put("wall_s", r.wallNanos() / 1e9);
+            e.put("prompt_tokens", r.promptTokens());
+            e.put("prompt_tokens_stepped", r.promptTokensStepped());
             e.put("closed_call_lists", r.closedLists());
             double[] acc = accuracy.get(r.engine());
             if (acc != null) {
@@ -141,7 +148,7 @@ public final class ToolCallReport {
 
     private static final List<String> AGREEMENT_HEADERS = List.of("engines", ">whole call", ">tool names", ">arguments",
             ">cases diverging", "verdict");
-    private static final List<String> ENGINE_HEADERS = List.of("engine", ">decode tok/s", ">wall s", ">closed call lists",
+    private static final List<String> ENGINE_HEADERS = List.of("engine", ">decode tok/s", ">wall s", ">prompt tokens stepped", ">closed call lists",
             ">expected: call", ">expected: names");
 
     private List<List<String>> engineRows() {
@@ -149,7 +156,9 @@ public final class ToolCallReport {
         for (ToolCallEval.EngineRun r : runs) {
             double[] acc = accuracy.get(r.engine());
             rows.add(List.of(r.engine(), String.format(Locale.ROOT, "%,.1f", r.decodeTokensPerSecond()),
-                    String.format(Locale.ROOT, "%.2f", r.wallNanos() / 1e9), r.closedLists() + " / " + r.answers().size(),
+                    String.format(Locale.ROOT, "%.2f", r.wallNanos() / 1e9),
+                    String.format(Locale.ROOT, "%,d / %,d", r.promptTokensStepped(), r.promptTokens()),
+                    r.closedLists() + " / " + r.answers().size(),
                     acc == null ? "-" : pct(acc[0]), acc == null ? "-" : pct(acc[1])));
         }
         return rows;
@@ -176,6 +185,9 @@ public final class ToolCallReport {
                 + " arguments: per argument of calls paired by position.");
         md.table(AGREEMENT_HEADERS, agreementRows());
         md.heading(2, "Engines");
+        md.paragraph("The engines ran one after the other, each native one on " + threadsPerEngine + " thread" + (threadsPerEngine == 1 ? "" : "s")
+                + ", one session reused for every case; a native prompt steps only the tokens no earlier case shared"
+                + " (the rest is restored from a prefix tree of KV rows, the same bits as stepping them).");
         md.table(ENGINE_HEADERS, engineRows());
         for (Agreement a : agreements) {
             if (a.arguments.isEmpty() && a.divergences.isEmpty()) continue;

@@ -73,6 +73,11 @@ class ToolCallsCliTest {
         assertThat(agreement.get("call_agreement").asDouble()).isEqualTo(1.0);
         for (JsonNode e : body.get("engines")) assertThat(e.get("closed_call_lists").asInt()).isEqualTo(6);
         assertThat(body.get("engines").get(0).get("expected_cases").asInt()).isEqualTo(1);
+        // The cases share their tools block: the native engine steps it once, the batch prefill every time.
+        JsonNode exact = body.get("engines").get(0), batch = body.get("engines").get(1);
+        assertThat(exact.get("prompt_tokens_stepped").asLong()).isLessThan(exact.get("prompt_tokens").asLong() / 2);
+        assertThat(batch.get("prompt_tokens_stepped").asLong()).isEqualTo(batch.get("prompt_tokens").asLong());
+        assertThat(body.get("threads_per_engine").asInt()).isPositive();
     }
 
     @Test

@@ -159,16 +159,14 @@ public final class Session {
 
     /**
      * {@link #step} without the final norm and LM head, whose logits a prompt token before the last does not
-     * need; a session with taps runs the whole step so every
-     * tap is recorded. What later steps compute does not change.
+     * need; a session with taps runs the whole step so every tap is recorded. What later steps compute does
+     * not change. The caller has checked the token and the room ({@link #checkPrefill}).
      */
     void advance(int token) {
         if (taps != null) {
             step(token);
             return;
         }
-        checkToken(token);
-        checkRoom(position);
         blocks(token, position);
         position++;
     }

@@ -129,14 +129,6 @@ public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
             this.bytes = bytes;
         }
 
-        public int from() {
-            return from;
-        }
-
-        public int to() {
-            return to;
-        }
-
         public long bytes() {
             return bytes;
         }
@@ -187,20 +179,22 @@ public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
                 for (int i = 0; i < planes.length; i++) {
                     Plane plane = planes[i];
                     Object held = rows.arrays[l][i];
+                    int w = plane.width();
                     if (plane.slotMajor()) {
-                        int w = plane.width();
-                        if (save) System.arraycopy(plane.array(), slot * w, held, at * w, run * w);
-                        else System.arraycopy(held, at * w, plane.array(), slot * w, run * w);
+                        transfer(save, plane.array(), slot * w, held, at * w, run * w);
                     } else {
-                        for (int dim = 0; dim < plane.width(); dim++) {
-                            if (save) System.arraycopy(plane.array(), dim * capacity + slot, held, dim * n + at, run);
-                            else System.arraycopy(held, dim * n + at, plane.array(), dim * capacity + slot, run);
-                        }
+                        for (int dim = 0; dim < w; dim++) transfer(save, plane.array(), dim * capacity + slot, held, dim * n + at, run);
                     }
                 }
             }
             p += run;
         }
+    }
+
+    /** Copies {@code length} values from the cache's array to the held one when saving, back when loading. */
+    private static void transfer(boolean save, Object cache, int cacheAt, Object held, int heldAt, int length) {
+        if (save) System.arraycopy(cache, cacheAt, held, heldAt, length);
+        else System.arraycopy(held, heldAt, cache, cacheAt, length);
     }
 
     /** The first position after {@code pos} whose slot does not follow {@code pos}'s (the sinks' end, the ring's wrap). */

@@ -25,15 +25,11 @@ public final class ToolCallEval {
         }
 
         long promptTokens() {
-            long n = 0;
-            for (Answer a : answers) n += a.promptTokens();
-            return n;
+            return answers.stream().mapToLong(Answer::promptTokens).sum();
         }
 
         long promptTokensStepped() {
-            long n = 0;
-            for (Answer a : answers) n += a.promptTokensStepped();
-            return n;
+            return answers.stream().mapToLong(Answer::promptTokensStepped).sum();
         }
 
         int closedLists() {

@@ -1,13 +1,22 @@
 package dev.needlewb.reference;
 
-import org.bytedeco.javacpp.DoublePointer;
-import org.bytedeco.openblas.global.openblas_nolapack;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 
 /**
- * Float64 matrix products through OpenBLAS dgemm/dgemv (its JavaCPP binding, the BLAS that ND4J
- * ships). ND4J's own INDArray operations cost about 0.25 ms of CPU per call in overhead here, which
+ * Float64 matrix products through OpenBLAS dgemm/dgemv (the build ND4J ships, loaded by its JavaCPP
+ * preset). ND4J's own INDArray operations cost about 0.25 ms of CPU per call in overhead here, which
  * made a decode step of the released geometry (about 170 products) far too slow; calling BLAS
  * directly costs microseconds. Everything else in the reference is plain Java loops.
+ *
+ * <p>The calls are FFM downcalls marked critical with heap access: OpenBLAS reads the weights and
+ * operands and writes the product in their Java arrays, with no off-heap copy. The copy had cost
+ * 330 MB of fresh memory (and over a second of page faults on a cold virtual machine) for the
+ * released geometry's weights, and a copy of both operands per call.
  *
  * <p>Threads: {@code -Dneedlewb.reference.threads=N}, default 1, set once when this class loads.
  * OpenBLAS worker threads spin while they wait; on a 2-core machine that also runs the JIT, the GC
@@ -16,67 +25,52 @@ import org.bytedeco.openblas.global.openblas_nolapack;
  */
 final class Blas {
     static final int THREADS = Integer.getInteger("needlewb.reference.threads", 1);
-
-    /** Per-thread off-heap operand and result buffers, grown on demand (allocating per call was 15% of a decode step). */
-    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+    private static final int ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112;
+    private static final MethodHandle DGEMM, DGEMV;
 
     static {
+        // loads libopenblas through JavaCPP, which makes its symbols visible to this class loader
         org.bytedeco.openblas.presets.openblas_nolapack.blas_set_num_threads(THREADS);
+        Linker linker = Linker.nativeLinker();
+        SymbolLookup blas = SymbolLookup.loaderLookup();
+        ValueLayout i = ValueLayout.JAVA_INT, d = ValueLayout.JAVA_DOUBLE, p = ValueLayout.ADDRESS;
+        Linker.Option heap = Linker.Option.critical(true);
+        DGEMM = linker.downcallHandle(blas.findOrThrow("cblas_dgemm"),
+                FunctionDescriptor.ofVoid(i, i, i, i, i, i, d, p, i, p, i, d, p, i), heap);
+        DGEMV = linker.downcallHandle(blas.findOrThrow("cblas_dgemv"),
+                FunctionDescriptor.ofVoid(i, i, i, i, d, p, i, p, i, d, p, i), heap);
     }
 
     private Blas() {}
 
-    /** An off-heap copy of {@code values}. */
-    static DoublePointer offHeap(double[] values) {
-        return new DoublePointer(values);
-    }
-
     /**
-     * {@code a [m, k] @ b} where the off-heap b is row-major [k, n], or [n, k] used transposed when
+     * {@code a [m, k] @ b} where b is row-major [k, n], or [n, k] used transposed when
      * {@code transposeB}; returns the row-major [m, n] product.
      */
-    static double[] multiply(double[] a, int m, int k, DoublePointer b, int n, boolean transposeB) {
+    static double[] multiply(double[] a, int m, int k, double[] b, int n, boolean transposeB) {
         if ((long) m * k != a.length) {
             throw new IllegalArgumentException("left operand [" + m + ", " + k + "] needs " + (long) m * k
                     + " values, got " + a.length);
         }
+        if ((long) k * n != b.length) {
+            throw new IllegalArgumentException("right operand of " + k + " x " + n + " needs " + (long) k * n
+                    + " values, got " + b.length);
+        }
         double[] out = new double[Math.multiplyExact(m, n)];
         if (m == 0 || n == 0) return out;
-        Scratch s = SCRATCH.get();
-        DoublePointer left = s.left(a.length).put(a, 0, a.length);
-        DoublePointer product = s.product(out.length);
-        if (m == 1) {
-            // a single row (a decode step): dgemv streams the matrix once, where dgemm would pack it first
-            openblas_nolapack.cblas_dgemv(openblas_nolapack.CblasRowMajor,
-                    transposeB ? openblas_nolapack.CblasNoTrans : openblas_nolapack.CblasTrans,
-                    transposeB ? n : k, transposeB ? k : n, 1.0, b, transposeB ? k : n, left, 1, 0.0, product, 1);
-        } else {
-            openblas_nolapack.cblas_dgemm(openblas_nolapack.CblasRowMajor, openblas_nolapack.CblasNoTrans,
-                    transposeB ? openblas_nolapack.CblasTrans : openblas_nolapack.CblasNoTrans,
-                    m, n, k, 1.0, left, k, b, transposeB ? k : n, 0.0, product, n);
+        MemorySegment left = MemorySegment.ofArray(a), right = MemorySegment.ofArray(b), product = MemorySegment.ofArray(out);
+        try {
+            if (m == 1) {
+                // a single row (a decode step): dgemv streams the matrix once, where dgemm would pack it first
+                DGEMV.invokeExact(ROW_MAJOR, transposeB ? NO_TRANS : TRANS, transposeB ? n : k, transposeB ? k : n,
+                        1.0, right, transposeB ? k : n, left, 1, 0.0, product, 1);
+            } else {
+                DGEMM.invokeExact(ROW_MAJOR, NO_TRANS, transposeB ? TRANS : NO_TRANS, m, n, k,
+                        1.0, left, k, right, transposeB ? k : n, 0.0, product, n);
+            }
+        } catch (Throwable e) {
+            throw new IllegalStateException("OpenBLAS call failed", e);
         }
-        product.get(out, 0, out.length);
         return out;
-    }
-
-    private static final class Scratch {
-        private DoublePointer left = new DoublePointer(0L);
-        private DoublePointer product = new DoublePointer(0L);
-
-        DoublePointer left(long size) {
-            if (left.capacity() < size) {
-                left.close();
-                left = new DoublePointer(size);
-            }
-            return left.position(0);
-        }
-
-        DoublePointer product(long size) {
-            if (product.capacity() < size) {
-                product.close();
-                product = new DoublePointer(size);
-            }
-            return product.position(0);
-        }
     }
 }

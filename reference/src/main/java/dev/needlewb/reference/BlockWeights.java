@@ -47,8 +47,8 @@ record BlockWeights(
         }
 
         double[] vector(String name, int... inner) throws WorkbenchException {
-            double[] all = p.get(prefix + "/" + name, shape(inner));
-            return layers == 0 ? all : FlaxParams.slice(all, layer, layers);
+            String key = prefix + "/" + name;
+            return layers == 0 ? p.get(key, inner) : p.layer(key, layer, shape(inner));
         }
 
         Matrix matrix(String name, int in, int out) throws WorkbenchException {

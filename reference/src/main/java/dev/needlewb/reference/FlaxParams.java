@@ -7,8 +7,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Shape-checked access to a Flax parameter map keyed by '/'-joined paths. Widened arrays are kept
- * so that slicing a stacked [layers, ...] parameter layer by layer converts it once.
+ * Shape-checked access to a Flax parameter map keyed by '/'-joined paths. Whole arrays are widened
+ * once and kept; a layer of a stacked [layers, ...] parameter is widened alone ({@link #layer}).
  */
 final class FlaxParams {
     private final Map<String, NpyArray> params;
@@ -29,6 +29,21 @@ final class FlaxParams {
 
     /** The values of {@code key} widened to double, after checking its shape is exactly {@code shape}. */
     double[] get(String key, int... shape) throws WorkbenchException {
+        NpyArray a = checked(key, shape);
+        return widened.computeIfAbsent(key, k -> a.asDoubles());
+    }
+
+    /**
+     * Slice {@code layer} of a stacked {@code [layers, ...]} parameter of shape {@code shape},
+     * widened on its own: a layer's matrix is read once and the whole stack is never widened.
+     */
+    double[] layer(String key, int layer, int... shape) throws WorkbenchException {
+        NpyArray a = checked(key, shape);
+        int len = a.size() / shape[0];
+        return a.asDoubles(layer * len, len);
+    }
+
+    private NpyArray checked(String key, int[] shape) throws WorkbenchException {
         NpyArray a = array(key);
         if (!Arrays.equals(a.shape(), shape)) {
             throw new WorkbenchException("parameter " + key + ": expected shape " + Arrays.toString(shape)
@@ -37,7 +52,7 @@ final class FlaxParams {
         if (!a.descr().equals("<f4") && !a.descr().equals("<f2") && !a.descr().equals("<f8")) {
             throw new WorkbenchException("parameter " + key + ": expected a float array, got dtype " + a.descr());
         }
-        return widened.computeIfAbsent(key, k -> a.asDoubles());
+        return a;
     }
 
     /** A scalar parameter stored as shape () or (1,). */
@@ -53,11 +68,5 @@ final class FlaxParams {
         NpyArray a = params.get(key);
         if (a == null) throw new WorkbenchException("parameter " + key + " is missing");
         return a;
-    }
-
-    /** Row {@code index} of a stacked [n, ...] array given as a flat double[] of {@code n} equal rows. */
-    static double[] slice(double[] stacked, int index, int n) {
-        int len = stacked.length / n;
-        return Arrays.copyOfRange(stacked, index * len, (index + 1) * len);
     }
 }

@@ -1,17 +1,19 @@
 package dev.needlewb.reference;
 
-import org.bytedeco.javacpp.DoublePointer;
-
 /**
  * A dense float64 weight matrix in the Flax row-vector layout: {@code [in, out]}, applied as
- * {@code y = x @ W}. The values live off-heap for dgemm (freed when the matrix is collected);
- * single rows (decode steps) use a float copy when the weights are all floats (see {@link FloatRows}).
+ * {@code y = x @ W}, by OpenBLAS on the Java array itself ({@link Blas}: kept, not copied, so the
+ * caller must not change it);
+ * single rows (decode steps) use a float copy when the weights are all floats (see {@link FloatRows}),
+ * made at the first single-row product: a full-sequence forward never needs it.
  */
 final class Matrix {
     private final int in;
     private final int out;
-    private final DoublePointer values;
-    private final FloatRows singleRows;
+    private final double[] values;
+    /** Set once with {@link #singleRowsMade}; null if some weight is not a float. */
+    private volatile FloatRows singleRows;
+    private volatile boolean singleRowsMade;
 
     Matrix(double[] values, int in, int out) {
         if ((long) in * out != values.length) {
@@ -20,8 +22,7 @@ final class Matrix {
         }
         this.in = in;
         this.out = out;
-        this.values = Blas.offHeap(values);
-        this.singleRows = FloatRows.ofExact(values, in, out);
+        this.values = values;
     }
 
     int in() {
@@ -34,8 +35,23 @@ final class Matrix {
 
     /** {@code x [rows, in] @ W} as a row-major [rows, out] array. */
     double[] apply(double[] x, int rows) {
-        if (rows == 1 && singleRows != null && x.length == in) return singleRows.apply(x);
+        if (rows == 1 && x.length == in) {
+            FloatRows floats = singleRows();
+            if (floats != null) return floats.apply(x);
+        }
         return Blas.multiply(x, rows, in, values, out, false);
+    }
+
+    private FloatRows singleRows() {
+        if (!singleRowsMade) {
+            synchronized (this) {
+                if (!singleRowsMade) {
+                    singleRows = FloatRows.ofExact(values, in, out);
+                    singleRowsMade = true;
+                }
+            }
+        }
+        return singleRows;
     }
 
     /** {@code x [rows, out] @ W^T} as a row-major [rows, in] array (the tied-embedding logits). */

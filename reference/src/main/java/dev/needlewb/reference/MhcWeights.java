@@ -13,9 +13,9 @@ record MhcWeights(Matrix phi, double aPre, double aPost, double aRes, double[] b
         int n = g.mhcLanes();
         int layers = g.numLayers();
         int rows = n * g.dModel();
-        double[] pre = FlaxParams.slice(p.get("stack/mhc_phi_pre", layers, rows, n), layer, layers);
-        double[] post = FlaxParams.slice(p.get("stack/mhc_phi_post", layers, rows, n), layer, layers);
-        double[] res = FlaxParams.slice(p.get("stack/mhc_phi_res", layers, rows, n * n), layer, layers);
+        double[] pre = p.layer("stack/mhc_phi_pre", layer, layers, rows, n);
+        double[] post = p.layer("stack/mhc_phi_post", layer, layers, rows, n);
+        double[] res = p.layer("stack/mhc_phi_res", layer, layers, rows, n * n);
         int cols = 2 * n + n * n;
         double[] phi = new double[rows * cols];
         for (int r = 0; r < rows; r++) {
@@ -27,8 +27,8 @@ record MhcWeights(Matrix phi, double aPre, double aPost, double aRes, double[] b
                 p.get("stack/mhc_a_pre", layers)[layer],
                 p.get("stack/mhc_a_post", layers)[layer],
                 p.get("stack/mhc_a_res", layers)[layer],
-                FlaxParams.slice(p.get("stack/mhc_b_pre", layers, n), layer, layers),
-                FlaxParams.slice(p.get("stack/mhc_b_post", layers, n), layer, layers),
-                FlaxParams.slice(p.get("stack/mhc_b_res", layers, n, n), layer, layers));
+                p.layer("stack/mhc_b_pre", layer, layers, n),
+                p.layer("stack/mhc_b_post", layer, layers, n),
+                p.layer("stack/mhc_b_res", layer, layers, n, n));
     }
 }

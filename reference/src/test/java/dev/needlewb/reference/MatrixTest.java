@@ -58,7 +58,7 @@ class MatrixTest {
         double[] x = new double[in];
         for (int i = 0; i < in; i++) x[i] = r.nextGaussian();
         double[] viaFloats = FloatRows.ofExact(w, in, out).apply(x);
-        double[] viaBlas = Blas.multiply(x, 1, in, Blas.offHeap(w), out, false);
+        double[] viaBlas = Blas.multiply(x, 1, in, w, out, false);
         for (int o = 0; o < out; o++) {
             // same float64 products, another summation order: a few ulps of the row's magnitude
             double scale = 0;

@@ -6,8 +6,9 @@ import dev.needlewb.converter.flax.FlaxParamShapes;
 import dev.needlewb.converter.io.NpyArray;
 import dev.needlewb.converter.names.NameRow;
 import dev.needlewb.converter.names.Transform;
-import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SequencedMap;
 import java.util.TreeMap;
@@ -33,9 +34,8 @@ public final class WeightTargets {
      */
     public static FlaxCheckpoint checkpoint(ModelWeights w, FlaxCheckpoint meta) throws WorkbenchException {
         Map<String, NpyArray> params = new TreeMap<>(FlaxParamShapes.TREE_ORDER);
-        Map<String, ByteArrayOutputStream> stacks = new LinkedHashMap<>();
+        Map<String, List<NpyArray>> stacks = new LinkedHashMap<>();
         Map<String, NameRow> stackRow = new LinkedHashMap<>();
-        Map<String, String> stackDescr = new LinkedHashMap<>();
         for (NameRow row : w.names().rows()) {
             NpyArray a = w.tensor(row);
             if (a == null) continue;
@@ -50,15 +50,26 @@ public final class WeightTargets {
                 params.put(row.flaxPath(), flax);
                 continue;
             }
-            String prev = stackDescr.putIfAbsent(row.flaxPath(), flax.descr());
-            if (prev != null && !prev.equals(flax.descr())) {
-                throw new WorkbenchException(row.torchKey() + " is " + flax.descr() + " but earlier layers of " + row.flaxPath() + " are " + prev);
+            List<NpyArray> layers = stacks.computeIfAbsent(row.flaxPath(), k -> new ArrayList<>());
+            if (!layers.isEmpty() && !layers.getFirst().descr().equals(flax.descr())) {
+                throw new WorkbenchException(row.torchKey() + " is " + flax.descr() + " but earlier layers of " + row.flaxPath()
+                        + " are " + layers.getFirst().descr());
             }
-            stacks.computeIfAbsent(row.flaxPath(), k -> new ByteArrayOutputStream()).writeBytes(flax.data());
+            layers.add(flax);
             stackRow.put(row.flaxPath(), row);
         }
         for (var e : stacks.entrySet()) {
-            params.put(e.getKey(), new NpyArray(stackDescr.get(e.getKey()), stackRow.get(e.getKey()).flaxShape(), e.getValue().toByteArray()));
+            List<NpyArray> layers = e.getValue();
+            long bytes = 0;
+            for (NpyArray layer : layers) bytes += layer.data().length;
+            if (bytes > Integer.MAX_VALUE - 8) throw new WorkbenchException(e.getKey() + ": " + bytes + " bytes stacked do not fit one array");
+            byte[] stacked = new byte[(int) bytes];
+            int at = 0;
+            for (NpyArray layer : layers) {
+                System.arraycopy(layer.data(), 0, stacked, at, layer.data().length);
+                at += layer.data().length;
+            }
+            params.put(e.getKey(), new NpyArray(layers.getFirst().descr(), stackRow.get(e.getKey()).flaxShape(), stacked));
         }
         return new FlaxCheckpoint(meta.formatVersion(), new LinkedHashMap<>(params), meta.config(), meta.step(), meta.run());
     }

@@ -65,15 +65,25 @@ public record NpyArray(String descr, int[] shape, byte[] data) {
 
     /** Every element widened to double (float16 exactly, integers exactly). */
     public double[] asDoubles() {
-        int n = size();
-        double[] out = new double[n];
+        return asDoubles(0, size());
+    }
+
+    /**
+     * Elements {@code [from, from + count)} (flat, row-major) widened like {@link #asDoubles()}: one
+     * slice of a stacked array without widening the rest.
+     */
+    public double[] asDoubles(int from, int count) {
+        if (from < 0 || count < 0 || from > size() - count) {
+            throw new IndexOutOfBoundsException("elements [" + from + ", " + ((long) from + count) + ") of " + size());
+        }
+        double[] out = new double[count];
         ByteBuffer b = buffer();
         switch (descr) {
-            case "<f8" -> b.asDoubleBuffer().get(out);
-            case "<f4" -> { for (int i = 0; i < n; i++) out[i] = b.getFloat(4 * i); }
-            case "<f2" -> { for (int i = 0; i < n; i++) out[i] = Float.float16ToFloat(b.getShort(2 * i)); }
-            case "<i4" -> { for (int i = 0; i < n; i++) out[i] = b.getInt(4 * i); }
-            case "|u1" -> { for (int i = 0; i < n; i++) out[i] = data[i] & 0xFF; }
+            case "<f8" -> b.position(8 * from).slice().order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer().get(out);
+            case "<f4" -> { for (int i = 0; i < count; i++) out[i] = b.getFloat(4 * (from + i)); }
+            case "<f2" -> { for (int i = 0; i < count; i++) out[i] = Float.float16ToFloat(b.getShort(2 * (from + i))); }
+            case "<i4" -> { for (int i = 0; i < count; i++) out[i] = b.getInt(4 * (from + i)); }
+            case "|u1" -> { for (int i = 0; i < count; i++) out[i] = data[from + i] & 0xFF; }
             default -> throw new IllegalArgumentException("cannot widen npy dtype " + descr);
         }
         return out;

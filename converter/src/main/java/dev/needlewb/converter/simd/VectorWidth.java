@@ -84,6 +84,24 @@ public final class VectorWidth {
         return ByteVector.SPECIES_PREFERRED.withShape(VectorShape.forBitSize(Math.max(64, lanes * Byte.SIZE)));
     }
 
+    /**
+     * Vector registers the JIT may allocate here: 32 on AArch64 (NEON and SVE) and on x86 with AVX-512
+     * enabled ({@code -XX:UseAVX=3}, whatever {@code MaxVectorSize} says, since EVEX encodes xmm16-31
+     * too); 16 on x86 without it. Register-blocked kernels size their blocks by this, not by the width:
+     * a 128-bit NEON machine has as many registers as an AVX-512 one. Reads a JVM flag (about 25 ms at a
+     * cold start), so only kernels that need it ask.
+     */
+    public static int registers() {
+        String arch = System.getProperty("os.arch", "");
+        if (arch.equals("aarch64") || arch.equals("arm64")) return 32;
+        try {
+            var flags = java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+            return Integer.parseInt(flags.getVMOption("UseAVX").getValue()) >= 3 ? 32 : 16;
+        } catch (RuntimeException e) {
+            return 16;
+        }
+    }
+
     private static int parse(String value, String what) {
         int bits;
         try {

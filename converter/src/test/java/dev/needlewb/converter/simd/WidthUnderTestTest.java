@@ -29,4 +29,13 @@ class WidthUnderTestTest {
             assertThat(VectorWidth.nativeWidth()).isTrue();
         }
     }
+
+    @Test
+    void theAvx2LikeExecutionHasAvx2sRegisters() {
+        // width-256 also sets -XX:UseAVX=2: on x86 that leaves 16 vector registers, as on an AVX2
+        // machine, so register-blocked kernels (DenseWeights) run their 16-register form there.
+        boolean x86 = System.getProperty("os.arch").matches("amd64|x86_64");
+        if (x86 && Integer.getInteger("needle.test.vector.bits", 0) == 256) assertThat(VectorWidth.registers()).isEqualTo(16);
+        assertThat(VectorWidth.registers()).isIn(16, 32);
+    }
 }

@@ -24,14 +24,15 @@ public record RunEnvironment(
 
     /**
      * The vector width the kernels ran at ({@link VectorWidth}): bits in use, the machine's widest
-     * compiled width, where the choice came from, whether it is SIMD here, and how the engine's 16
-     * logical lanes map onto it (1, 2 or 4 physical vectors).
+     * compiled width, where the choice came from, whether it is SIMD here, how the engine's 16
+     * logical lanes map onto it (1, 2 or 4 physical vectors), and the vector registers the JIT has
+     * (which size the batch prefill's register blocks).
      */
     public record Vectors(int bits, int machineBits, String source, boolean simd, String floatSpecies, int engineLogicalLanes,
-            int engineVectorsPerLogical) {
+            int engineVectorsPerLogical, int registers) {
         static Vectors current() {
             return new Vectors(VectorWidth.BITS, VectorWidth.MACHINE_BITS, VectorWidth.SOURCE, VectorWidth.nativeWidth(),
-                    VectorWidth.FLOATS.toString(), Lanes.LOGICAL, Lanes.PARTS);
+                    VectorWidth.FLOATS.toString(), Lanes.LOGICAL, Lanes.PARTS, VectorWidth.registers());
         }
     }
 

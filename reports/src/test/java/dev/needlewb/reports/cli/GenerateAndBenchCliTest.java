@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.needlewb.converter.simd.VectorWidth;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -105,6 +106,8 @@ class GenerateAndBenchCliTest {
         assertOneLineError(CliRun.of("generate", mini(), "--prompt", "word ".repeat(400)), "at most 256 positions");
         assertOneLineError(CliRun.of("generate", mini(), "--prompt", "x", "--top-p", "0"), "top-p");
         assertOneLineError(CliRun.of("generate", mini(), "--prompt", "x", "--mode", "fp64"), "unknown mode");
+        String otherWidth = VectorWidth.BITS == 128 ? "256" : "128";
+        assertOneLineError(CliRun.of("bench", mini(), "--vector-bits", otherWidth), "already runs its kernels at " + VectorWidth.BITS);
     }
 
     @Test
@@ -116,6 +119,10 @@ class GenerateAndBenchCliTest {
         assertThat(root.get("schema_version").asInt()).isEqualTo(1);
         assertThat(root.at("/environment/cpu_model").asText()).isNotEmpty();
         assertThat(root.at("/environment/available_processors").asInt()).isPositive();
+        assertThat(root.at("/environment/vectors/bits").asInt()).isEqualTo(VectorWidth.BITS);
+        assertThat(root.at("/environment/vectors/float_species").asText()).isEqualTo(VectorWidth.FLOATS.toString());
+        assertThat(root.at("/environment/vectors/engine_vectors_per_logical").asInt()).isEqualTo(16 / VectorWidth.FLOAT_LANES);
+        assertThat(root.at("/environment/vectors/registers").asInt()).isEqualTo(VectorWidth.registers());
         assertThat(root.at("/inputs/0/sha256").asText())
                 .isEqualTo(Golden.json(Golden.mini("cact_header.json")).get("file_sha256").asText());
         JsonNode bench = root.get("bench");

@@ -11,9 +11,9 @@ import java.util.concurrent.locks.LockSupport;
  * from a shared counter, so a thread that starts late (or is descheduled on a busy machine) simply
  * takes fewer: the caller returns as soon as every ticket is done, never waiting for a worker that
  * had nothing left to do. For CQ matrix-vector products a matrix with at least {@link #SPLIT_ROWS}
- * rows is cut into tickets of {@link #TICKET_ROWS} rows (multiples of four, so only a matrix's last
- * ticket can run the single-row kernel, and the kernels agree element for element anyway); a
- * smaller matrix is one ticket. A job with nothing to split runs on the caller without waking anyone.
+ * rows is cut into tickets of a multiple of four rows ({@link #ticketRows}: every block of four rows
+ * then runs the same kernel, whatever the split); a smaller matrix is one ticket. A job with nothing
+ * to split runs on the caller without waking anyone.
  *
  * <p>A decode step issues a few hundred short jobs, so idle workers spin briefly (a park/unpark
  * round trip per job would cost more than the job), then yield (on an oversubscribed machine the
@@ -23,8 +23,12 @@ import java.util.concurrent.locks.LockSupport;
 public final class RowPool implements AutoCloseable {
     /** Matrices with fewer rows than this are not split. */
     public static final int SPLIT_ROWS = 128;
-    /** Rows per ticket of a split matrix. */
-    static final int TICKET_ROWS = 64;
+    /**
+     * Bounds of a split matrix's rows per ticket. Claiming and completing a ticket cost about 0.2 us
+     * (two contended counters), as much as 16 rows of a 512-column CQ2 matrix at 512 bits, so a thread
+     * should claim few tickets; the lower bound keeps a share of work free for a late thread.
+     */
+    private static final int MIN_TICKET_ROWS = 64, MAX_TICKET_ROWS = 256;
     private static final int SPINS = 1 << 10;
     private static final int YIELDS_BEFORE_PARK = 1 << 12;
 
@@ -49,6 +53,7 @@ public final class RowPool implements AutoCloseable {
     private PackedCqMatrix[] mvMatrices;
     private float[][] mvOutputs;
     private final int[] mvFirstTicket = new int[16];
+    private final int[] mvTicketRows = new int[16];
     private final Tickets matvecTicket = (ticket, thread) -> matvecTicket(ticket);
     private final PackedCqMatrix[] oneMatrix = new PackedCqMatrix[1];
     private final float[][] oneOutput = new float[1][];
@@ -87,7 +92,8 @@ public final class RowPool implements AutoCloseable {
             mvFirstTicket[i] = tickets;
             int rows = ms[i].rows();
             split |= rows >= SPLIT_ROWS;
-            tickets += rows >= SPLIT_ROWS ? Math.ceilDiv(rows, TICKET_ROWS) : 1;
+            mvTicketRows[i] = ticketRows(rows, threads);
+            tickets += rows >= SPLIT_ROWS ? Math.ceilDiv(rows, mvTicketRows[i]) : 1;
         }
         mvFirstTicket[ms.length] = tickets;
         if (threads == 1 || !split) {
@@ -108,9 +114,19 @@ public final class RowPool implements AutoCloseable {
         if (rows < SPLIT_ROWS) {
             m.rows(mvActivation, mvOutputs[i], 0, 0, rows);
         } else {
-            int from = (ticket - mvFirstTicket[i]) * TICKET_ROWS;
-            m.rows(mvActivation, mvOutputs[i], 0, from, Math.min(rows, from + TICKET_ROWS));
+            int from = (ticket - mvFirstTicket[i]) * mvTicketRows[i];
+            m.rows(mvActivation, mvOutputs[i], 0, from, Math.min(rows, from + mvTicketRows[i]));
         }
+    }
+
+    /**
+     * Rows per ticket of a matrix of {@code rows} rows: a share of one thread, rounded up to a multiple
+     * of four and held within [{@link #MIN_TICKET_ROWS}, {@link #MAX_TICKET_ROWS}], so each thread can
+     * take a ticket and none pays the claims of many small ones.
+     */
+    static int ticketRows(int rows, int threads) {
+        int share = Math.ceilDiv(Math.ceilDiv(rows, threads), 4) * 4;
+        return Math.min(MAX_TICKET_ROWS, Math.max(MIN_TICKET_ROWS, share));
     }
 
     /** Runs tickets {@code 0 .. tickets - 1} of {@code task} on the caller and the workers; returns when all are done. */

@@ -153,20 +153,12 @@ final class DemoCommand implements Callable<Integer> {
     }
 
 
-    /** Runs another command of the workbench exactly as a user would; its own output is kept only on failure. */
     private static void subcommand(String... args) throws WorkbenchException {
-        subcommand(0, args);
+        Subcommands.run("demo", 0, args);
     }
 
-    /** As {@link #subcommand(String...)}, also accepting exit code {@code alsoAccepted}; returns the exit code. */
     private static int subcommand(int alsoAccepted, String... args) throws WorkbenchException {
-        java.io.StringWriter log = new java.io.StringWriter();
-        PrintWriter sink = new PrintWriter(log, true);
-        int exit = Main.run(args, sink, sink);
-        if (exit != 0 && exit != alsoAccepted) {
-            throw new WorkbenchException("demo step 'needle-wb " + String.join(" ", args) + "' failed: " + log.toString().strip());
-        }
-        return exit;
+        return Subcommands.run("demo", alsoAccepted, args);
     }
 
     private void step(PrintWriter say, String name, String what, long startNanos) {

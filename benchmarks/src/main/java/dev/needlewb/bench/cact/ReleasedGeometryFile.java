@@ -2,10 +2,8 @@ package dev.needlewb.bench.cact;
 
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactWriter;
-import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.converter.names.ProbeHead;
 import dev.needlewb.converter.synth.SyntheticCact;
-import dev.needlewb.converter.synth.SyntheticTokenizerBlob;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,8 +19,7 @@ public final class ReleasedGeometryFile {
     public static Path write() throws IOException, WorkbenchException {
         Path dir = Files.createTempDirectory("cact-bench");
         Path file = dir.resolve("needle2-synthetic.cact");
-        CactWriter.write(SyntheticCact.build(Geometry.needle2(), 1, List.of(ProbeHead.CONTRASTIVE, ProbeHead.CONFIDENCE),
-                SyntheticTokenizerBlob.of(8192, 115_215)), file);
+        CactWriter.write(SyntheticCact.released(1, List.of(ProbeHead.CONTRASTIVE, ProbeHead.CONFIDENCE)), file);
         return file;
     }
 

@@ -11,10 +11,8 @@ import dev.needlewb.converter.flax.FlaxCheckpointWriter;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.converter.flax.FlaxParamShapes;
 import dev.needlewb.converter.io.NpyArray;
-import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.converter.names.ProbeHead;
 import dev.needlewb.converter.synth.SyntheticCact;
-import dev.needlewb.converter.synth.SyntheticTokenizerBlob;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,8 +69,7 @@ public class ConvertBenchmark {
         checkpoint = dir.resolve("needle2.pkl");
         FlaxCheckpointWriter.write(new FlaxCheckpoint(2, params, config, 0L, Map.of()), checkpoint);
         cact = dir.resolve("needle2.cact");
-        CactModel model = SyntheticCact.build(Geometry.needle2(), 1, List.of(ProbeHead.CONTRASTIVE, ProbeHead.CONFIDENCE),
-                SyntheticTokenizerBlob.of(8192, 115_215));
+        CactModel model = SyntheticCact.released(1, List.of(ProbeHead.CONTRASTIVE, ProbeHead.CONFIDENCE));
         CactWriter.write(model, cact);
     }
 

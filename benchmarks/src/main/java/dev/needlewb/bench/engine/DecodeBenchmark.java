@@ -2,9 +2,7 @@ package dev.needlewb.bench.engine;
 
 import dev.needlewb.bench.Fork;
 import dev.needlewb.converter.cact.CactWriter;
-import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.converter.synth.SyntheticCact;
-import dev.needlewb.converter.synth.SyntheticTokenizerBlob;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
 import dev.needlewb.engine.Session;
@@ -53,8 +51,7 @@ public class DecodeBenchmark {
     @Setup(Level.Trial)
     public void build() throws Exception {
         file = Files.createTempFile("needle2-synthetic", ".cact");
-        Geometry g = Geometry.needle2();
-        CactWriter.write(SyntheticCact.build(g, 7, List.of(), SyntheticTokenizerBlob.of(g.vocab(), 115_215)), file);
+        CactWriter.write(SyntheticCact.released(7, List.of()), file);
         // Positions beyond the header's 2048 so a fast iteration never fills the session; with the
         // window the KV cache stays 256 slots regardless.
         engine = Engine.open(file, new EngineOptions(mode, threads, EngineOptions.FROM_HEADER, 0, 1 << 16));

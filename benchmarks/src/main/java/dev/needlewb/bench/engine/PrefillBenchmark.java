@@ -2,9 +2,7 @@ package dev.needlewb.bench.engine;
 
 import dev.needlewb.bench.Fork;
 import dev.needlewb.converter.cact.CactWriter;
-import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.converter.synth.SyntheticCact;
-import dev.needlewb.converter.synth.SyntheticTokenizerBlob;
 import dev.needlewb.engine.BatchPrefill;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
@@ -55,8 +53,7 @@ public class PrefillBenchmark {
     @Setup
     public void build() throws Exception {
         file = Files.createTempFile("needle2-synthetic", ".cact");
-        Geometry g = Geometry.needle2();
-        CactWriter.write(SyntheticCact.build(g, 7, List.of(), SyntheticTokenizerBlob.of(g.vocab(), 115_215)), file);
+        CactWriter.write(SyntheticCact.released(7, List.of()), file);
         engine = Engine.open(file, EngineOptions.production().withThreads(threads));
         if (prefill.equals("batch")) {
             batch = BatchPrefill.open(engine);

@@ -27,9 +27,20 @@ import java.util.SplittableRandom;
  */
 public final class SyntheticCact {
     public static final int GROUP = 128;
+    /** Size of the released file's RAW tokenizer blob (SPEC section 5). */
+    public static final int RELEASED_TOKENIZER_BYTES = 115_215;
     private static final BitsMap BITS = BitsMap.released();
 
     private SyntheticCact() {}
+
+    /**
+     * The model of the released Needle 2 geometry with a tokenizer blob of the released size, so the
+     * file has the published size; {@code heads} as in {@link #build}.
+     */
+    public static CactModel released(long seed, List<ProbeHead> heads) {
+        Geometry geometry = Geometry.needle2();
+        return build(geometry, seed, heads, SyntheticTokenizerBlob.of(geometry.vocab(), RELEASED_TOKENIZER_BYTES));
+    }
 
     /** Builds the model; {@code heads} in any order (written canonically). */
     public static CactModel build(Geometry geometry, long seed, List<ProbeHead> heads, byte[] tokenizerBlob) {

@@ -53,7 +53,6 @@ public final class RowPool implements AutoCloseable {
     private PackedCqMatrix[] mvMatrices;
     private float[][] mvOutputs;
     private final int[] mvFirstTicket = new int[16];
-    private final int[] mvTicketRows = new int[16];
     private final Tickets matvecTicket = (ticket, thread) -> matvecTicket(ticket);
     private final PackedCqMatrix[] oneMatrix = new PackedCqMatrix[1];
     private final float[][] oneOutput = new float[1][];
@@ -92,8 +91,7 @@ public final class RowPool implements AutoCloseable {
             mvFirstTicket[i] = tickets;
             int rows = ms[i].rows();
             split |= rows >= SPLIT_ROWS;
-            mvTicketRows[i] = ticketRows(rows, threads);
-            tickets += rows >= SPLIT_ROWS ? Math.ceilDiv(rows, mvTicketRows[i]) : 1;
+            tickets += rows >= SPLIT_ROWS ? Math.ceilDiv(rows, ticketRows(rows, threads)) : 1;
         }
         mvFirstTicket[ms.length] = tickets;
         if (threads == 1 || !split) {
@@ -114,8 +112,9 @@ public final class RowPool implements AutoCloseable {
         if (rows < SPLIT_ROWS) {
             m.rows(mvActivation, mvOutputs[i], 0, 0, rows);
         } else {
-            int from = (ticket - mvFirstTicket[i]) * mvTicketRows[i];
-            m.rows(mvActivation, mvOutputs[i], 0, from, Math.min(rows, from + mvTicketRows[i]));
+            int ticketRows = ticketRows(rows, threads);
+            int from = (ticket - mvFirstTicket[i]) * ticketRows;
+            m.rows(mvActivation, mvOutputs[i], 0, from, Math.min(rows, from + ticketRows));
         }
     }
 

@@ -4,10 +4,8 @@ import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactModel;
 import dev.needlewb.converter.cact.CactWriter;
-import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.converter.names.ProbeHead;
 import dev.needlewb.converter.synth.SyntheticCact;
-import dev.needlewb.converter.synth.SyntheticTokenizerBlob;
 import dev.needlewb.reports.inspect.InspectReport;
 import dev.needlewb.reports.report.InputFile;
 import dev.needlewb.reports.report.Markdown;
@@ -30,8 +28,6 @@ import picocli.CommandLine.Option;
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Run the workbench end to end on a synthetic model of the released Needle 2 geometry.")
 final class DemoCommand implements Callable<Integer> {
-    /** Size of the released file's RAW tokenizer blob (SPEC section 5), so the synthetic file has the published size. */
-    static final int RELEASED_TOKENIZER_BYTES = 115_215;
     /** A tensor of the released geometry's middle layer for the quantizer study. */
     /** One tensor of each row layout: CQ2 with 4 groups per row, CQ4 with 16, CQ2 with 1. */
     static final List<String> STUDIED_TENSORS = List.of("layer13.q_proj", "mhc_phi_pre", "engram0.tables");
@@ -53,15 +49,12 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws WorkbenchException, IOException {
         PrintWriter say = spec.commandLine().getOut();
-        Geometry geometry = Geometry.needle2();
         Path model = out.resolve("needle2-synthetic.cact");
         Path rewritten = out.resolve("needle2-synthetic.rewritten.cact");
         java.nio.file.Files.createDirectories(out);
 
         long t0 = System.nanoTime();
-        CactModel synthetic = SyntheticCact.build(geometry, seed,
-                List.of(ProbeHead.CONTRASTIVE, ProbeHead.CONFIDENCE),
-                SyntheticTokenizerBlob.of(geometry.vocab(), RELEASED_TOKENIZER_BYTES));
+        CactModel synthetic = SyntheticCact.released(seed, List.of(ProbeHead.CONTRASTIVE, ProbeHead.CONFIDENCE));
         step(say, "synthesize", "a random model of the released Needle 2 geometry with both probe heads", t0);
 
         t0 = System.nanoTime();

@@ -2,9 +2,7 @@ package dev.needlewb.reports.cli;
 
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.cact.CactWriter;
-import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.converter.synth.SyntheticCact;
-import dev.needlewb.converter.synth.SyntheticTokenizerBlob;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -37,10 +35,8 @@ final class TrainJvmCommand implements Callable<Integer> {
     public Integer call() throws WorkbenchException, IOException {
         Path dir = Files.createTempDirectory(tmp, "needle-wb-train-jvm");
         try {
-            Geometry geometry = Geometry.needle2();
             Path model = dir.resolve("model.cact");
-            CactWriter.write(SyntheticCact.build(geometry, 1, List.of(),
-                    SyntheticTokenizerBlob.of(geometry.vocab(), DemoCommand.RELEASED_TOKENIZER_BYTES)), model);
+            CactWriter.write(SyntheticCact.released(1, List.of()), model);
             String cact = model.toString();
             Subcommands.run("train-jvm", 0, "generate", cact, "--prompt", PROMPT, "--max-new", "32");
             Subcommands.run("train-jvm", 0, "generate", cact, "--prompt", PROMPT, "--max-new", "16", "--mode", "exact");

@@ -16,9 +16,11 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntUnaryOperator;
 import java.util.stream.IntStream;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -39,9 +41,12 @@ import jdk.incubator.vector.VectorSpecies;
  * each layer go to a {@link KvSink} as soon as they exist.
  */
 final class BatchForward {
-    /** Receives {@code k} and {@code v} of one layer, {@code [positions, kv_dim]} row-major. */
+    /**
+     * Receives {@code k} and {@code v} of one layer, {@code [positions, kv_dim]} row-major, for the
+     * positions {@code [from, to)}: disjoint ranges of one layer arrive from several threads at once.
+     */
     interface KvSink {
-        void layer(int layer, float[] k, float[] v);
+        void layer(int layer, float[] k, float[] v, int from, int to);
     }
 
     private static final VectorSpecies<Float> F = Lanes.F;
@@ -49,6 +54,8 @@ final class BatchForward {
     private static final Arithmetic ARITHMETIC = Arithmetic.VECTOR;
     private static final Arithmetic.Sums SUMS = ARITHMETIC.sums();
     private static final int PANEL = DenseWeights.PANEL, BLOCK = DenseWeights.BLOCK;
+    /** Ranges each worker claims in a {@link #parallel} split, at an even pace. */
+    private static final int CLAIMS_PER_THREAD = 4;
 
     private final ModelWeights w;
     private final DenseWeights dense;
@@ -253,9 +260,8 @@ final class BatchForward {
             if (q != null) taps.record(name + "attn.q", q, heads, headDim);
             taps.record(name + "attn.k", k, kvHeads, headDim);
             taps.record(name + "attn.v", v, kvHeads, headDim);
-            kv.layer(l, k, v);
-
-            packKeysValues();
+            parallel(t, (from, to, worker) -> kv.layer(l, k, v, from, to));
+            parallel(kvHeads, (from, to, worker) -> packKeysValues(from, to));
             parallel(heads, (from, to, worker) -> {
                 for (int h = from; h < to; h++) attendHead(h, qkvg, scores[worker], headOuts[worker]);
             });
@@ -270,10 +276,10 @@ final class BatchForward {
             });
         }
 
-        /** Keys and values of every kv head in the kernel's packed layout (padding stays zero). */
-        private void packKeysValues() {
-            for (int pos = 0; pos < t; pos++) {
-                for (int kh = 0; kh < kvHeads; kh++) {
+        /** Keys and values of kv heads {@code [from, to)} in the kernel's packed layout (padding stays zero). */
+        private void packKeysValues(int from, int to) {
+            for (int kh = from; kh < to; kh++) {
+                for (int pos = 0; pos < t; pos++) {
                     for (int i = 0; i < headDim; i++) {
                         int src = pos * kvDim + kh * headDim + i;
                         keySegment.setAtIndex(ValueLayout.JAVA_FLOAT, ((kh * keyPanelCount + pos / PANEL) * headDim + i) * PANEL + pos % PANEL, k[src]);
@@ -326,9 +332,7 @@ final class BatchForward {
         private void softmaxRow(float[] s, int base, int qpos) {
             int lo = visibility.windowStart(qpos);
             int sinkEnd = visibility.sinkEnd(qpos);
-            float max = Float.NEGATIVE_INFINITY;
-            for (int c = 0; c < sinkEnd; c++) max = Math.max(max, s[base + c]);
-            for (int c = lo; c <= qpos; c++) max = Math.max(max, s[base + c]);
+            float max = Math.max(max(s, base, sinkEnd), max(s, base + lo, qpos + 1 - lo));
             float sum = expShifted(s, base, sinkEnd, max) + expShifted(s, base + lo, qpos + 1 - lo, max);
             float inv = 1f / sum;
             Arrays.fill(s, base + sinkEnd, base + lo, 0f);
@@ -397,18 +401,40 @@ final class BatchForward {
         return compact;
     }
 
-    /** Runs {@code body} over [0, n) split into one contiguous range per worker (numbered from 0). */
+    /**
+     * Runs {@code body} over [0, n) on the workers (numbered from 0), which claim contiguous ranges of
+     * about a {@link #CLAIMS_PER_THREAD}th of their share until none is left: a worker that starts late or
+     * shares its core with another process takes fewer, instead of the others waiting for its half.
+     */
     private void parallel(int n, RangeBody body) {
         if (threads == 1 || n < 2 * threads) {
             body.run(0, n, 0);
             return;
         }
-        IntStream.range(0, threads).parallel().forEach(i -> body.run(n * i / threads, n * (i + 1) / threads, i));
+        int range = Math.max(1, n / (CLAIMS_PER_THREAD * threads));
+        AtomicInteger next = new AtomicInteger();
+        IntStream.range(0, threads).parallel().forEach(worker -> {
+            for (int from; (from = next.getAndAdd(range)) < n; ) body.run(from, Math.min(n, from + range), worker);
+        });
     }
 
     @FunctionalInterface
     private interface RangeBody {
         void run(int from, int to, int worker);
+    }
+
+    /** The largest of {@code a[off, off + n)} (-infinity for none); a maximum is the same in any order. */
+    private static float max(float[] a, int off, int n) {
+        int i = 0;
+        float max = Float.NEGATIVE_INFINITY;
+        int bound = Lanes.loopBound(n);
+        if (bound > 0) {
+            FloatVector m = FloatVector.fromArray(F, a, off);
+            for (i = F.length(); i < bound; i += F.length()) m = m.max(FloatVector.fromArray(F, a, off + i));
+            max = m.reduceLanes(VectorOperators.MAX);
+        }
+        for (; i < n; i++) max = Math.max(max, a[off + i]);
+        return max;
     }
 
     /** {@code a[off, off + n) = exp(a - max)}; returns their sum. */

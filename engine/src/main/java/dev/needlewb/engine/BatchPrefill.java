@@ -66,7 +66,7 @@ public final class BatchPrefill implements Prefill, AutoCloseable {
         }
         session.checkPrefill(tokens);
         KvCache cache = session.cache();
-        BatchForward.KvSink kv = (layer, k, v) -> cache.writePrompt(layer, tokens.length, k, v);
+        BatchForward.KvSink kv = (layer, k, v, from, to) -> cache.writePrompt(layer, tokens.length, k, v, from, to);
         float[] out = forward.run(tokens, cache.window(), cache.sinks(), allLogits, kv, taps);
         session.adoptPrefix(tokens);
         return out;

@@ -192,6 +192,44 @@ class BatchPrefillTest {
         }
     }
 
+    /**
+     * The batch pass splits its work over the threads in claimed ranges (an uneven split at 3 threads),
+     * and every output is computed whole by one thread: logits, every cached key and value (int8, a
+     * window that wraps, pinned sinks) and the steps after the prompt are the same bits at 1, 2 and 3 threads.
+     */
+    @Test
+    void threadCountChangesNoBit() throws Exception {
+        int[] tokens = GoldenLogitsTest.tokens("s300");
+        int prompt = 250;
+        int[] head = Arrays.copyOf(tokens, prompt), tail = Arrays.copyOfRange(tokens, prompt, prompt + 8);
+        EngineOptions options = EngineOptions.exact(tokens.length).withMode(NumericMode.INT8).withWindow(96, 4);
+        float[] logits1 = null, steps1 = null;
+        List<float[]> cache1 = null;
+        for (int threads : new int[] {1, 2, 3}) {
+            try (Engine e = Engine.open(GoldenLogitsTest.cact(), options.withThreads(threads)); BatchPrefill batch = BatchPrefill.open(e)) {
+                Session s = e.newSession();
+                float[] logits = batch.prefillAllLogits(s, head);
+                List<float[]> cache = new ArrayList<>();
+                for (int l = 0; l < 6; l++) {
+                    for (int p : new int[] {0, 3, 4, 153, 154, 200, prompt - 1}) {
+                        cache.add(KvContents.key(s.cache(), l, p, 64));
+                        cache.add(KvContents.value(s.cache(), l, p, 64));
+                    }
+                }
+                float[] steps = nativeLogits(s, tail);
+                if (threads == 1) {
+                    logits1 = logits;
+                    cache1 = cache;
+                    steps1 = steps;
+                    continue;
+                }
+                assertThat(logits).as("logits at %d threads", threads).isEqualTo(logits1);
+                for (int i = 0; i < cache.size(); i++) assertThat(cache.get(i)).as("cache row %d at %d threads", i, threads).isEqualTo(cache1.get(i));
+                assertThat(steps).as("steps after the prompt at %d threads", threads).isEqualTo(steps1);
+            }
+        }
+    }
+
     @Test
     void badInputThrowsWhatNativePrefillThrowsAndLeavesTheSessionUntouched() throws Exception {
         int[] tokens = GoldenLogitsTest.tokens("s040");

@@ -61,9 +61,17 @@ public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
      * state as after writing every position in order.
      */
     public void writePrompt(int layer, int positions, float[] k, float[] v) {
+        writePrompt(layer, positions, k, v, 0, positions);
+    }
+
+    /**
+     * {@link #writePrompt} for the prompt positions {@code [from, to)} only. The positions that survive
+     * each have a slot of their own, so threads may write disjoint ranges of one prompt at once.
+     */
+    public void writePrompt(int layer, int positions, float[] k, float[] v, int from, int to) {
         int width = k.length / positions;
         int keepFrom = window == 0 ? 0 : positions - window;
-        for (int pos = 0; pos < positions; pos++) {
+        for (int pos = from; pos < to; pos++) {
             if (pos >= keepFrom || pos < sinks) write(layer, pos, k, pos * width, v, pos * width);
         }
     }

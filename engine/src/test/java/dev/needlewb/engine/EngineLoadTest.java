@@ -39,10 +39,16 @@ class EngineLoadTest {
         try (Engine e = Engine.open(cact, EngineOptions.production().withThreads(1))) {
             long grown = heapAndDirectInUse() - before;
             long kvBudget = 6L * 256 * 2 * (64 + 2 * 4); // mini's int8 KV cache, see windowAndKvWidthComeFromTheHeader
-            // The budget: the file size plus the KV budget. The views, widened FP16 vectors
+            // The budget at load: the file size plus the KV budget. The views, widened FP16 vectors
             // and CQ group norms widened to float32 stay within it (mapped pages are not heap); a
             // dense float32 copy of the CQ matrices alone would be ~16x their packed bytes (~6 MB here).
             assertThat(grown).as("heap + direct growth after load").isLessThan(fileBytes + kvBudget);
+            // The first int8 product of each 2-bit matrix regroups its codes for the block kernel: one
+            // copy of packed codes (less than the file), so a step stays within twice the file plus
+            // the session's KV cache, against ~16x the packed bytes for a dense copy.
+            e.newSession().step(3);
+            long stepped = heapAndDirectInUse() - before;
+            assertThat(stepped).as("heap + direct growth after one int8 step").isGreaterThan(grown).isLessThan(2 * fileBytes + 2 * kvBudget);
             java.lang.ref.Reference.reachabilityFence(e);
         }
     }

@@ -16,7 +16,7 @@ import jdk.incubator.vector.VectorSpecies;
  * group. Nothing is dequantized: per group {@code dot(w_hat, x) = norm * dot(values[codes], H_g x)},
  * with {@code H_g x} prepared once in an {@link Activation}.
  *
- * <p>Arithmetic ({@link Lanes}' 16-lane contract): byte {@code j} of every 16-byte chunk of codes
+ * <p>Arithmetic of exact mode and of 4-bit int8 ({@link Lanes}' 16-lane contract): byte {@code j} of every 16-byte chunk of codes
  * feeds logical lane {@code j}; per group, lane {@code j} accumulates {@code value[code] * x} over the
  * group's chunks and planes in order, then {@code acc += sum * (scale * norm)}; the 16 lanes are summed
  * once per row. Each physical vector covers W of the 16 lanes, and the kernels run the whole row once
@@ -28,8 +28,11 @@ import jdk.incubator.vector.VectorSpecies;
  * <p>Both modes run this kernel on float lanes: exact mode accumulates {@code values[code] * hx}, int8
  * mode {@code q8(values)[code] * q8(hx)} (integers, summed exactly; see {@link Activation}); each group
  * is folded in with {@code activation scale * norm} and the int8 codebook scale is applied once per row.
- * The float16 norms are widened to float32 once, when the view is made (a 64th of the codes' size at
- * group 128), so the kernels read plain floats.
+ * A 2-bit matrix in int8 mode runs {@link CrumbBlocks} instead, on a copy of its codes with the rows in
+ * lanes (the size of its codes, made on first use): exact integer group sums through table lookups,
+ * then one float chain over the groups per row (its own contract, also the same bits at every width). The float16 norms are widened to float32 once,
+ * when the view is made (a 64th of the codes' size at group 128), in blocks of 16 rows
+ * ({@code [block][group][16]}), the layout {@link CrumbBlocks} reads.
  */
 public final class PackedCqMatrix {
     private static final VectorSpecies<Float> F = Lanes.F;
@@ -37,9 +40,10 @@ public final class PackedCqMatrix {
     private static final ValueLayout.OfShort FP16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     /**
      * Per calling thread: the 16 logical lanes of a block's four rows between the parts and the sum,
-     * then from {@link #BLOCK_SUMS} the four sums of a partial block.
+     * then from {@link #BLOCK_SUMS} the four sums of a partial block; for {@link CrumbBlocks}, the 16
+     * row accumulators, then from {@link #BLOCK_SUMS} the 16 results of a partial block.
      */
-    private static final ThreadLocal<float[]> ROW_LANES = ThreadLocal.withInitial(() -> new float[4 * Lanes.LOGICAL + 4]);
+    private static final ThreadLocal<float[]> ROW_LANES = ThreadLocal.withInitial(() -> new float[4 * Lanes.LOGICAL + CrumbBlocks.ROWS]);
     private static final int BLOCK_SUMS = 4 * Lanes.LOGICAL;
     /**
      * Below 16 lanes an int8 4-bit row is first decoded, a group at a time, to its int8 codebook values
@@ -55,9 +59,13 @@ public final class PackedCqMatrix {
 
     private final String name;
     private final MemorySegment codes;
-    /** Every row's group norms as float32, shared by row slices; this matrix's start at {@link #normBase}. */
+    /** The group norms as float32, {@code [row / 16][group][row % 16]}. */
     private final float[] norms;
-    private final int normBase;
+    /**
+     * A 2-bit matrix's codes regrouped for the int8 kernel, built by the first int8 {@link #bind} (a
+     * matrix only gathered from, or run in exact mode, never holds the copy); null until then.
+     */
+    private volatile CrumbBlocks blocks;
     private final int rows;
     private final int cols;
     private final int colsPad;
@@ -67,17 +75,17 @@ public final class PackedCqMatrix {
     private final CodeLayout layout;
     private final float[] values;
     private final Int8Codebook codebook8;
+    private final byte[] codebook8Values;
     private final CodeTable tableExact;
     private final CodeTable table8;
     /** The int8 codebook of a 4-bit matrix as one byte lookup; null at 2 bits. */
     private final ByteVector nibbleValues8;
 
-    private PackedCqMatrix(String name, MemorySegment codes, float[] norms, int normBase, int rows, int cols, int group,
+    private PackedCqMatrix(String name, MemorySegment codes, float[] norms, int rows, int cols, int group,
             CodeLayout layout, float[] values, Int8Codebook codebook8) {
         this.name = name;
         this.codes = codes;
         this.norms = norms;
-        this.normBase = normBase;
         this.rows = rows;
         this.cols = cols;
         this.group = group;
@@ -88,6 +96,7 @@ public final class PackedCqMatrix {
         this.values = values;
         this.codebook8 = codebook8;
         byte[] b8 = codebook8.values();
+        this.codebook8Values = b8;
         float[] q8 = new float[b8.length];
         for (int i = 0; i < q8.length; i++) q8[i] = b8[i];
         this.tableExact = CodeTable.of(values);
@@ -116,20 +125,35 @@ public final class PackedCqMatrix {
             throw new IllegalArgumentException(name + ": blob holds " + blob.byteSize() + " bytes, ["
                     + rows + ", " + cols + "] at " + codeBits + " bits / group " + group + " needs " + (codeBytes + normBytes));
         }
-        float[] norms = new float[Math.toIntExact(normBytes / 2)];
-        for (int i = 0; i < norms.length; i++) norms[i] = Float.float16ToFloat(blob.get(FP16, codeBytes + 2L * i));
-        return new PackedCqMatrix(name, blob.asSlice(0, codeBytes), norms, 0, rows, cols, group,
+        int groups = Math.toIntExact(colsPad / group);
+        float[] norms = new float[Math.multiplyExact(Math.ceilDiv(rows, CrumbBlocks.ROWS) * CrumbBlocks.ROWS, groups)];
+        for (int r = 0; r < rows; r++) {
+            for (int g = 0; g < groups; g++) {
+                norms[normIndex(r, g, groups)] = Float.float16ToFloat(blob.get(FP16, codeBytes + 2L * ((long) r * groups + g)));
+            }
+        }
+        return new PackedCqMatrix(name, blob.asSlice(0, codeBytes), norms, rows, cols, group,
                 layout, values.clone(), Int8Codebook.of(values));
     }
 
-    /** Rows {@code [from, from + count)} as a matrix of their own, sharing the same memory. */
+    private static int normIndex(int row, int g, int groups) {
+        return ((row / CrumbBlocks.ROWS) * groups + g) * CrumbBlocks.ROWS + row % CrumbBlocks.ROWS;
+    }
+
+    /**
+     * Rows {@code [from, from + count)} as a matrix of their own: the packed codes are shared, the norms
+     * are copied for the slice's own blocks of 16 rows (and so will a 2-bit slice's regrouped codes be).
+     */
     public PackedCqMatrix rowSlice(int from, int count) {
         if (from < 0 || count <= 0 || from + count > rows) {
             throw new IndexOutOfBoundsException(name + ": rows [" + from + ", " + (from + count) + ") of " + rows);
         }
+        float[] sliceNorms = new float[Math.ceilDiv(count, CrumbBlocks.ROWS) * CrumbBlocks.ROWS * groups];
+        for (int r = 0; r < count; r++) {
+            for (int g = 0; g < groups; g++) sliceNorms[normIndex(r, g, groups)] = norm(from + r, g);
+        }
         return new PackedCqMatrix(name + "[" + from + ":" + (from + count) + "]",
-                codes.asSlice((long) from * rowBytes, (long) count * rowBytes),
-                norms, normBase + from * groups,
+                codes.asSlice((long) from * rowBytes, (long) count * rowBytes), sliceNorms,
                 count, cols, group, layout, values, codebook8);
     }
 
@@ -146,16 +170,46 @@ public final class PackedCqMatrix {
 
     /** {@code out[outOff + r] = dot(w_hat[r], x)} for every row, on the calling thread. */
     public void matvec(Activation a, float[] out, int outOff) {
+        bind(a);
         rows(a, out, outOff, 0, rows);
     }
 
     /**
-     * Rows {@code [from, to)}, four at a time; a last block of fewer rows repeats its last row in the
+     * Readies {@code a} for this matrix's kernel (an int8 input of a 2-bit matrix builds the pair tables
+     * of this codebook once per prepared input). Called once, on one thread, before {@link #rows} runs
+     * on any.
+     */
+    void bind(Activation a) {
+        check(a);
+        if (!usesBlocks(a)) return;
+        // Two sessions binding at once may both build it: the same contents, and either copy serves.
+        if (blocks == null) blocks = CrumbBlocks.of(codes, rows, rowBytes, group);
+        a.bind(codebook8Values);
+    }
+
+    private boolean usesBlocks(Activation a) {
+        return a.mode() == NumericMode.INT8 && layout.bits() == 2;
+    }
+
+    /**
+     * Rows {@code [from, to)} of a product whose activation {@link #bind} has readied. Exact mode and
+     * 4-bit int8 run four rows at a time; a last block of fewer rows repeats its last row in the
      * kernel's spare slots and keeps only the rows asked for (every row's arithmetic is the same in any
-     * slot of any block, so a row's result does not depend on its neighbours).
+     * slot of any block, so a row's result does not depend on its neighbours). A 2-bit int8 product runs
+     * whole blocks of 16 rows and keeps the rows asked for.
      */
     public void rows(Activation a, float[] out, int outOff, int from, int to) {
         check(a);
+        if (usesBlocks(a)) blockRows(a, out, outOff, from, to);
+        else laneRows(a, out, outOff, from, to);
+    }
+
+    /**
+     * The 16-lane kernels' rows. A method of its own, so that C2 compiles it apart from the block kernel's
+     * dispatch: grown by that call, its compilation inlined less and ran a byte conversion of the 4-bit
+     * kernel in Java at 128 bits (a quarter of a decode step).
+     */
+    private void laneRows(Activation a, float[] out, int outOff, int from, int to) {
         boolean int8 = a.mode() == NumericMode.INT8;
         CodeTable table = int8 ? table8 : tableExact;
         float outScale = int8 ? codebook8.scale() : 1f;
@@ -165,12 +219,16 @@ public final class PackedCqMatrix {
         for (int r = from; r < to; r += 4) {
             int last = to - 1;
             int r1 = Math.min(r + 1, last), r2 = Math.min(r + 2, last), r3 = Math.min(r + 3, last);
-            if (decoded) decodeNibbles8(r, r1, r2, r3, values8);
+            // One call site per kernel in loops over the slots: each inlined copy grows this compilation,
+            // and past C2's node budget it stops inlining the Vector API (a byte widening of the decoded
+            // kernel then ran in Java, half the 128-bit decode time, in some runs and not others).
+            if (decoded) {
+                for (int slot = 0; slot < 4; slot++) decodeRow8(slot == 0 ? r : slot == 1 ? r1 : slot == 2 ? r2 : r3, values8, slot * colsPad);
+            }
             for (int part = 0; part < PARTS; part++) {
                 if (layout.bits() == 2) crumbs(a, table, r, r1, r2, r3, part, lanes);
                 else if (decoded) {
-                    decodedNibbles(a, values8, r, r1, 0, part, lanes);
-                    decodedNibbles(a, values8, r2, r3, 2, part, lanes);
+                    for (int slot = 0; slot < 4; slot += 2) decodedNibbles(a, values8, slot == 0 ? r : r2, slot == 0 ? r1 : r3, slot, part, lanes);
                 } else {
                     nibbles(a, table, r, r1, 0, part, lanes);
                     nibbles(a, table, r2, r3, 2, part, lanes);
@@ -181,6 +239,23 @@ public final class PackedCqMatrix {
             } else {
                 Lanes.sum4(lanes, outScale, lanes, BLOCK_SUMS);
                 System.arraycopy(lanes, BLOCK_SUMS, out, outOff + r, to - r);
+            }
+        }
+    }
+
+    private void blockRows(Activation a, float[] out, int outOff, int from, int to) {
+        PairTables t = a.tables(codebook8Values);
+        CrumbBlocks blocks = this.blocks;
+        float[] scratch = ROW_LANES.get();
+        float scale = codebook8.scale();
+        for (int b = from / CrumbBlocks.ROWS; b * CrumbBlocks.ROWS < to; b++) {
+            int first = b * CrumbBlocks.ROWS, lo = Math.max(from, first), hi = Math.min(to, first + CrumbBlocks.ROWS);
+            int normOff = b * groups * CrumbBlocks.ROWS;
+            if (lo == first && hi == first + CrumbBlocks.ROWS) {
+                blocks.block(b, t, a.scales, norms, normOff, scale, scratch, out, outOff + first);
+            } else {
+                blocks.block(b, t, a.scales, norms, normOff, scale, scratch, scratch, BLOCK_SUMS);
+                System.arraycopy(scratch, BLOCK_SUMS + lo - first, out, outOff + lo, hi - lo);
             }
         }
     }
@@ -202,7 +277,7 @@ public final class PackedCqMatrix {
     }
 
     private float norm(int row, int g) {
-        return norms[normBase + row * groups + g];
+        return norms[normIndex(row, g, groups)];
     }
 
     /** The codes of the next plane, {@code shift} bits above those of {@code lanes}' plane 0. */
@@ -287,17 +362,7 @@ public final class PackedCqMatrix {
         storePair(acc0, acc1, slot, part, lanes);
     }
 
-    /**
-     * The int8 codebook values of rows {@code r0 .. r3} of a 4-bit matrix into {@code values8} (row slot
-     * {@code i} at {@code i * colsPad}, plane order like the codes), 16 codes per byte lookup.
-     */
-    private void decodeNibbles8(int r0, int r1, int r2, int r3, byte[] values8) {
-        decodeRow8(r0, values8, 0);
-        decodeRow8(r1, values8, colsPad);
-        decodeRow8(r2, values8, 2 * colsPad);
-        decodeRow8(r3, values8, 3 * colsPad);
-    }
-
+    /** The int8 codebook values of row {@code row} of a 4-bit matrix into {@code values8[at, at + colsPad)}, plane order like the codes. */
     private void decodeRow8(int row, byte[] values8, int at) {
         long base = (long) row * rowBytes;
         for (int co = 0; co < rowBytes; co += CodeLayout.CHUNK_BYTES, at += CodeLayout.CHUNK_CODES_4BIT) {
@@ -308,7 +373,7 @@ public final class PackedCqMatrix {
     }
 
     /**
-     * {@link #nibbles} of an int8 matrix below 16 lanes on its decoded values ({@link #decodeNibbles8}):
+     * {@link #nibbles} of an int8 matrix below 16 lanes on its decoded values ({@link #decodeRow8}):
      * lane {@code j} of part {@code p} accumulates {@code value * x} over the group's positions
      * {@code 16 i + p W + j}, the same products into the same lanes as {@link #nibbles}. The int8
      * products and their group sums are integers float32 holds exactly (see {@link Activation}), so the

@@ -11,8 +11,9 @@ import java.util.concurrent.locks.LockSupport;
  * from a shared counter, so a thread that starts late (or is descheduled on a busy machine) simply
  * takes fewer: the caller returns as soon as every ticket is done, never waiting for a worker that
  * had nothing left to do. For CQ matrix-vector products a matrix with at least {@link #SPLIT_ROWS}
- * rows is cut into tickets of a multiple of four rows ({@link #ticketRows}: every block of four rows
- * then runs the same kernel, whatever the split); a smaller matrix is one ticket. A job with nothing
+ * rows is cut into tickets of a multiple of 16 rows ({@link #ticketRows}: every block of four rows, and
+ * every 16-row block of the 2-bit int8 kernel, then runs whole on one thread, whatever the split); a
+ * smaller matrix is one ticket. A job with nothing
  * to split runs on the caller without waking anyone.
  *
  * <p>A decode step issues a few hundred short jobs, so idle workers spin briefly (a park/unpark
@@ -29,6 +30,8 @@ public final class RowPool implements AutoCloseable {
      * should claim few tickets; the lower bound keeps a share of work free for a late thread.
      */
     private static final int MIN_TICKET_ROWS = 64, MAX_TICKET_ROWS = 256;
+    /** Tickets start on whole kernel blocks: the 2-bit int8 kernel's 16 rows (a multiple of the others' four). */
+    private static final int TICKET_ALIGN = CrumbBlocks.ROWS;
     private static final int SPINS = 1 << 10;
     private static final int YIELDS_BEFORE_PARK = 1 << 12;
 
@@ -98,6 +101,7 @@ public final class RowPool implements AutoCloseable {
             for (int i = 0; i < ms.length; i++) ms[i].matvec(a, outs[i], 0);
             return;
         }
+        for (PackedCqMatrix m : ms) m.bind(a);
         mvActivation = a;
         mvMatrices = ms;
         mvOutputs = outs;
@@ -119,12 +123,12 @@ public final class RowPool implements AutoCloseable {
     }
 
     /**
-     * Rows per ticket of a matrix of {@code rows} rows: a share of one thread, rounded up to a multiple
-     * of four and held within [{@link #MIN_TICKET_ROWS}, {@link #MAX_TICKET_ROWS}], so each thread can
+     * Rows per ticket of a matrix of {@code rows} rows: a share of one thread, rounded down to a multiple
+     * of 16 (so that every thread still finds a ticket) and held within [{@link #MIN_TICKET_ROWS}, {@link #MAX_TICKET_ROWS}], so each thread can
      * take a ticket and none pays the claims of many small ones.
      */
     static int ticketRows(int rows, int threads) {
-        int share = Math.ceilDiv(Math.ceilDiv(rows, threads), 4) * 4;
+        int share = Math.ceilDiv(rows, threads) / TICKET_ALIGN * TICKET_ALIGN;
         return Math.min(MAX_TICKET_ROWS, Math.max(MIN_TICKET_ROWS, share));
     }
 

@@ -134,8 +134,7 @@ class PackedCqMatrixTest {
             for (int g = 0; g < t.colsPad / group; g++) {
                 long dot = 0, abs = 0;
                 for (int k = g * group; k < (g + 1) * group; k++) {
-                    int xq = (int) a.x[a.layout().planeIndex(k)];
-                    assertThat((float) xq).isEqualTo(a.x[a.layout().planeIndex(k)]);
+                    int xq = a.quantized(k);
                     assertThat(Math.abs(xq)).isLessThanOrEqualTo(127);
                     dot += (long) q8[t.codes[r][k]] * xq;
                     abs += Math.abs((long) q8[t.codes[r][k]] * xq);

@@ -25,17 +25,17 @@ class RowPoolTest {
     }
 
     @Test
-    void ticketsAreWholeBlocksOfFourRowsThatEveryThreadCanShare() {
+    void ticketsAreWholeBlocksOfSixteenRowsThatEveryThreadCanShare() {
         for (int threads = 1; threads <= 8; threads++) {
             for (int rows = RowPool.SPLIT_ROWS; rows <= 9000; rows += 7) {
                 int ticket = RowPool.ticketRows(rows, threads);
-                assertThat(ticket % 4).as("%d rows, %d threads", rows, threads).isZero();
+                assertThat(ticket % 16).as("%d rows, %d threads", rows, threads).isZero();
                 assertThat(ticket).isBetween(64, 256);
                 if (rows >= 64 * threads) assertThat(Math.ceilDiv(rows, ticket)).as("tickets of %d rows, %d threads", rows, threads).isGreaterThanOrEqualTo(threads);
             }
         }
         assertThat(RowPool.ticketRows(512, 2)).isEqualTo(256);
         assertThat(RowPool.ticketRows(512, 4)).isEqualTo(128);
-        assertThat(RowPool.ticketRows(259, 2)).isEqualTo(132);
+        assertThat(RowPool.ticketRows(259, 2)).isEqualTo(128);
     }
 }

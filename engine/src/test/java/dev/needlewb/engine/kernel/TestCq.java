@@ -82,13 +82,14 @@ final class TestCq {
     }
 
     /**
-     * The kernel's contract as scalar code ({@link Lanes}): per group, logical lane j fuses
+     * The kernel's contract as scalar code ({@link Lanes}; 2-bit int8: {@link #blockContractRow}): per group, logical lane j fuses
      * {@code value[code] * x} of code j of every chunk's planes in order, then {@code acc += s * (scale *
      * norm)}; the 16 lanes are summed in the pairwise tree (i with i ^ 8, then i ^ 4, i ^ 2, i ^ 1).
      */
     float contractRow(int r, Activation a) {
         boolean int8 = a.mode() == NumericMode.INT8;
         Int8Codebook cb8 = Int8Codebook.of(values);
+        if (int8 && bits == 2) return blockContractRow(r, a, cb8);
         float[] table = new float[values.length];
         for (int i = 0; i < table.length; i++) table[i] = int8 ? cb8.values()[i] : values[i];
         CodeLayout layout = new CodeLayout(bits);
@@ -111,6 +112,22 @@ final class TestCq {
             for (int j = 0; j < span; j++) acc[j] += acc[j + span];
         }
         return acc[0] * (int8 ? cb8.scale() : 1f);
+    }
+
+    /**
+     * The 2-bit int8 contract ({@link CrumbBlocks}) as scalar code: per group the exact integer sum
+     * {@code S = sum q8(value)[code] * q8(x)}, folded in order as {@code acc = fma(S, scale * norm, acc)};
+     * the result is {@code acc * codebook scale}.
+     */
+    private float blockContractRow(int r, Activation a, Int8Codebook cb8) {
+        byte[] q8 = cb8.values();
+        float acc = 0f;
+        for (int g = 0; g < colsPad / group; g++) {
+            long sum = 0;
+            for (int k = g * group; k < (g + 1) * group; k++) sum += (long) q8[codes[r][k]] * a.quantized(k);
+            acc = Math.fma((float) sum, a.scales[g] * Float.float16ToFloat(norms[r][g]), acc);
+        }
+        return acc * cb8.scale();
     }
 
     /** Entry (i, j) of the orthonormal Sylvester Walsh-Hadamard matrix of size n. */

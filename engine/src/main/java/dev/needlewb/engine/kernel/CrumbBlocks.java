@@ -28,7 +28,7 @@ import jdk.incubator.vector.VectorSpecies;
  * crosses 128-bit lanes.
  */
 final class CrumbBlocks {
-    /** Rows per block: one byte lane each. */
+    /** Rows per block: one byte lane each (a power of two: row indices split by shifts). */
     static final int ROWS = 16;
     /** Columns summed in int16 before widening: 128 lookups of at most 255 stay below 2^15. */
     static final int SPAN = 256;

@@ -136,8 +136,9 @@ public final class PackedCqMatrix {
                 layout, values.clone(), Int8Codebook.of(values));
     }
 
+    /** Shifts, not division: a row is never negative, and the lane kernels look a norm up per row and group. */
     private static int normIndex(int row, int g, int groups) {
-        return ((row / CrumbBlocks.ROWS) * groups + g) * CrumbBlocks.ROWS + row % CrumbBlocks.ROWS;
+        return ((row >>> 4) * groups + g) * CrumbBlocks.ROWS + (row & (CrumbBlocks.ROWS - 1));
     }
 
     /**

@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * step, the interpreter and C1 allocate, so the test runs windows of steps until one allocates nothing
  * and fails if none does within the time budget. It is not part of `mvn verify` (tag "allocation", excluded in
  * the parent pom): at 256 bits C2 sometimes keeps the step allocating past the budget, so the claim does not
- * hold reliably yet. Run it with {@code -Dgroups=allocation -DexcludedGroups=none}.
+ * hold reliably yet. Run it with {@code -Dgroups=allocation -Dwb.excluded.groups=none}.
  */
 @Tag("allocation")
 class SessionAllocationTest {

@@ -54,6 +54,13 @@ public final class VectorWidth {
     public static final VectorSpecies<Byte> BYTES = ByteVector.SPECIES_PREFERRED.withShape(SHAPE);
     /** Float lanes per vector: 4, 8 or 16. */
     public static final int FLOAT_LANES = FLOATS.length();
+    /**
+     * The narrowest shape the workbench runs on (128 bits: SSE/AVX on x86, NEON on ARM), so SIMD on
+     * every machine it supports, whatever {@link #BITS} is. For kernels built on the one 16-entry byte
+     * shuffle every ISA has (pshufb, tbl), which crosses 128-bit lanes, and so costs several instructions,
+     * at any wider shape.
+     */
+    public static final VectorShape NARROWEST = VectorShape.S_128_BIT;
 
     private VectorWidth() {}
 

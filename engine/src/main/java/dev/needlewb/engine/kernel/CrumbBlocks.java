@@ -1,5 +1,6 @@
 package dev.needlewb.engine.kernel;
 
+import dev.needlewb.converter.simd.VectorWidth;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import jdk.incubator.vector.ByteVector;
@@ -23,19 +24,20 @@ import jdk.incubator.vector.VectorSpecies;
  * to the exact integer group sum {@code S[row, g] = sum q8(v)[code] q8(x)}. Per row the groups then fold
  * in order as one float32 chain {@code acc = fma(S, scale_g * norm_g, acc)}, and the row's result is
  * {@code acc * codebook scale}. Integer sums are exact in any order, so the result is the same bits at
- * every vector width and thread split. The vectors are 128 bits at every width: the byte shuffle of
- * one 16-entry table is one instruction there on x86 (pshufb) and ARM (tbl), while a wider one
- * crosses 128-bit lanes.
+ * every vector width and thread split. The vectors are {@link VectorWidth#NARROWEST} (128 bits) at
+ * every width: the byte shuffle of one 16-entry table is one instruction there on x86 (pshufb) and ARM
+ * (tbl), while a wider one crosses 128-bit lanes.
  */
 final class CrumbBlocks {
     /** Rows per block: one byte lane each (a power of two: row indices split by shifts). */
     static final int ROWS = 16;
     /** Columns summed in int16 before widening: 128 lookups of at most 255 stay below 2^15. */
     static final int SPAN = 256;
-    private static final VectorSpecies<Byte> B = ByteVector.SPECIES_128;
-    private static final VectorSpecies<Short> S = ShortVector.SPECIES_128;
-    private static final VectorSpecies<Integer> I = IntVector.SPECIES_128;
-    private static final VectorSpecies<Float> F = FloatVector.SPECIES_128;
+    private static final VectorSpecies<Byte> B = ByteVector.SPECIES_PREFERRED.withShape(VectorWidth.NARROWEST);
+    /** The short species of the kernel's sums, shared with {@link PairTables}' builder. */
+    static final VectorSpecies<Short> S = ShortVector.SPECIES_PREFERRED.withShape(VectorWidth.NARROWEST);
+    private static final VectorSpecies<Integer> I = IntVector.SPECIES_PREFERRED.withShape(VectorWidth.NARROWEST);
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED.withShape(VectorWidth.NARROWEST);
 
     private final byte[] codes;
     private final int byteCols;

@@ -77,6 +77,7 @@ public final class PackedCqMatrix {
     private final Int8Codebook codebook8;
     private final byte[] codebook8Values;
     private final CodeTable tableExact;
+    /** The int8 codebook for the 4-bit lane kernels; null at 2 bits, whose int8 products run {@link CrumbBlocks}. */
     private final CodeTable table8;
     /** The int8 codebook of a 4-bit matrix as one byte lookup; null at 2 bits. */
     private final ByteVector nibbleValues8;
@@ -97,10 +98,8 @@ public final class PackedCqMatrix {
         this.codebook8 = codebook8;
         byte[] b8 = codebook8.values();
         this.codebook8Values = b8;
-        float[] q8 = new float[b8.length];
-        for (int i = 0; i < q8.length; i++) q8[i] = b8[i];
         this.tableExact = CodeTable.of(values);
-        this.table8 = CodeTable.of(q8);
+        this.table8 = layout.bits() == 4 ? CodeTable.of(widened(b8)) : null;
         this.nibbleValues8 = b8.length == CodeLayout.CHUNK_BYTES ? ByteVector.fromArray(CHUNK, b8, 0) : null;
     }
 
@@ -134,6 +133,12 @@ public final class PackedCqMatrix {
         }
         return new PackedCqMatrix(name, blob.asSlice(0, codeBytes), norms, rows, cols, group,
                 layout, values.clone(), Int8Codebook.of(values));
+    }
+
+    private static float[] widened(byte[] values) {
+        float[] f = new float[values.length];
+        for (int i = 0; i < f.length; i++) f[i] = values[i];
+        return f;
     }
 
     /** Shifts, not division: a row is never negative, and the lane kernels look a norm up per row and group. */
@@ -251,7 +256,7 @@ public final class PackedCqMatrix {
         float scale = codebook8.scale();
         for (int b = from / CrumbBlocks.ROWS; b * CrumbBlocks.ROWS < to; b++) {
             int first = b * CrumbBlocks.ROWS, lo = Math.max(from, first), hi = Math.min(to, first + CrumbBlocks.ROWS);
-            int normOff = b * groups * CrumbBlocks.ROWS;
+            int normOff = normIndex(first, 0, groups);
             if (lo == first && hi == first + CrumbBlocks.ROWS) {
                 blocks.block(b, t, a.scales, norms, normOff, scale, scratch, out, outOff + first);
             } else {

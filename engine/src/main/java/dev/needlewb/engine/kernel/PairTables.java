@@ -12,11 +12,11 @@ import jdk.incubator.vector.VectorSpecies;
  * (what one byte shuffle looks up): {@link #low} holds {@code T & 0xFF}, {@link #high} holds
  * {@code (T >> 8) + 128}, both unsigned, so {@code T = low + 256 (high - 128)} exactly.
  *
- * <p>The tables are built on 128-bit short vectors at every width: eight even entries and eight odd
- * ones per pair, whose bytes interleave into the 16-byte tables without a shuffle.
+ * <p>The tables are built on the block kernel's 128-bit short vectors at every width: eight even
+ * entries and eight odd ones per pair, whose bytes interleave into the 16-byte tables without a shuffle.
  */
 final class PairTables {
-    private static final VectorSpecies<Short> S = ShortVector.SPECIES_128;
+    private static final VectorSpecies<Short> S = CrumbBlocks.S;
     /** The bias that makes {@link #high} unsigned. */
     static final int HIGH_BIAS = 128;
 

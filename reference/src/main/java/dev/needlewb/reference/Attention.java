@@ -49,12 +49,27 @@ final class Attention {
         if (s.taps().wants(tap, "attn.v")) s.taps().record(tap + "attn.v", v, count, kvHeads, hd);
 
         double[] o = new double[count * heads * hd];
-        int keyCount = pos + count;
-        int groupSize = heads / kvHeads;
+        RowChunks.forEach(count, (from, to) -> attend(q, from, to, pos, pos + count, cache, layer, g, mask, o));
+        for (int i = 0; i < o.length; i++) o[i] *= Norms.sigmoid(gate[i]);
+        if (s.quant()) ActQuant.apply(o, count, heads * hd, tap + "attn_out", pos, s.watch());
+        double[] out = w.out().apply(o, count);
+        if (s.taps().wants(tap, "attn.out")) s.taps().record(tap + "attn.out", out, count, g.dModel());
+        return out;
+    }
+
+    /**
+     * The attention output {@code o} of this call's queries [from, to), every head; {@code keyCount}
+     * is the number of cached keys after this call's were written.
+     */
+    private static void attend(double[] q, int from, int to, int pos, int keyCount, KvCache cache, int layer, Geometry g,
+                               Mask mask, double[] o) {
+        int heads = g.numHeads();
+        int hd = g.headDim();
+        int groupSize = heads / g.numKvHeads();
         double scale = Math.sqrt(hd);
         double[] weights = new double[keyCount];
         boolean[] visible = new boolean[keyCount];
-        for (int i = 0; i < count; i++) {
+        for (int i = from; i < to; i++) {
             int query = pos + i;
             // every mask is causal: keys after the query never count, unless none is visible at all
             int seen = 0;
@@ -74,11 +89,6 @@ final class Attention {
                 }
             }
         }
-        for (int i = 0; i < o.length; i++) o[i] *= Norms.sigmoid(gate[i]);
-        if (s.quant()) ActQuant.apply(o, count, heads * hd, tap + "attn_out", pos, s.watch());
-        double[] out = w.out().apply(o, count);
-        if (s.taps().wants(tap, "attn.out")) s.taps().record(tap + "attn.out", out, count, g.dModel());
-        return out;
     }
 
     /**

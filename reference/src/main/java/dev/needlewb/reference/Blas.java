@@ -65,12 +65,22 @@ final class Blas {
                 DGEMV.invokeExact(ROW_MAJOR, transposeB ? NO_TRANS : TRANS, transposeB ? n : k, transposeB ? k : n,
                         1.0, right, transposeB ? k : n, left, 1, 0.0, product, 1);
             } else {
-                DGEMM.invokeExact(ROW_MAJOR, NO_TRANS, transposeB ? TRANS : NO_TRANS, m, n, k,
-                        1.0, left, k, right, transposeB ? k : n, 0.0, product, n);
+                RowChunks.forEach(m, (from, to) -> dgemm(left.asSlice(8L * from * k), to - from, k, right, n, transposeB,
+                        product.asSlice(8L * from * n)));
             }
         } catch (Throwable e) {
             throw new IllegalStateException("OpenBLAS call failed", e);
         }
         return out;
+    }
+
+    private static void dgemm(MemorySegment left, int m, int k, MemorySegment right, int n, boolean transposeB,
+                              MemorySegment product) {
+        try {
+            DGEMM.invokeExact(ROW_MAJOR, NO_TRANS, transposeB ? TRANS : NO_TRANS, m, n, k,
+                    1.0, left, k, right, transposeB ? k : n, 0.0, product, n);
+        } catch (Throwable e) {
+            throw new IllegalStateException("OpenBLAS call failed", e);
+        }
     }
 }

@@ -22,10 +22,16 @@ final class Block {
         double[] out = new double[count * d];
         for (int i = 0; i < out.length; i++) out[i] = x[i] + gate * a[i];
 
+        RowChunks.forEach(count, (from, to) -> mlp(out, from, to, w, d));
+        return out;
+    }
+
+    /** Adds the Hadamard MLP of rows [from, to) of {@code out} [count, d] to those rows. */
+    private static void mlp(double[] out, int from, int to, BlockWeights w, int d) {
         int n = w.d1().length;
         double hadamardEntry = 1.0 / Math.sqrt(n);
         double[] z = new double[n];
-        for (int i = 0; i < count; i++) {
+        for (int i = from; i < to; i++) {
             java.util.Arrays.fill(z, 0.0);
             Norms.zcn(out, i * d, d, w.preHadaNorm(), 0, z, 0);
             for (int j = 0; j < n; j++) z[j] *= w.d1()[j];
@@ -34,6 +40,5 @@ final class Block {
             Hadamard.transform(z, 0, n, hadamardEntry);
             for (int j = 0; j < d; j++) out[i * d + j] += w.d3()[j] * z[j];
         }
-        return out;
     }
 }

@@ -11,25 +11,29 @@ record LaneMixing(double[] hpre, double[] hpost, double[] residual) {
     static LaneMixing compute(double[] lanes, int count, int n, int d, int selected, MhcWeights m) {
         int width = n * d;
         double[] nx = new double[lanes.length];
-        for (int i = 0; i < count; i++) Norms.rmsUnit(lanes, i * width, width, nx, i * width);
+        RowChunks.forEach(count, (from, to) -> {
+            for (int i = from; i < to; i++) Norms.rmsUnit(lanes, i * width, width, nx, i * width);
+        });
         double[] proj = m.phi().apply(nx, count);
         int cols = 2 * n + n * n;
         double[] hpre = new double[count * n];
         double[] hpost = new double[count * n];
         double[] residual = new double[count * n * n];
-        double[] logits = new double[n * n];
-        for (int i = 0; i < count; i++) {
-            int row = i * cols;
-            for (int a = 0; a < n; a++) {
-                double preOff = a == selected ? 4 : -4;
-                double postOff = a == selected ? 0 : -4;
-                hpre[i * n + a] = Norms.sigmoid(m.aPre() * proj[row + a] + m.bPre()[a] + preOff);
-                hpost[i * n + a] = 2 * Norms.sigmoid(m.aPost() * proj[row + n + a] + m.bPost()[a] + postOff);
+        RowChunks.forEach(count, (from, to) -> {
+            double[] logits = new double[n * n];
+            for (int i = from; i < to; i++) {
+                int row = i * cols;
+                for (int a = 0; a < n; a++) {
+                    double preOff = a == selected ? 4 : -4;
+                    double postOff = a == selected ? 0 : -4;
+                    hpre[i * n + a] = Norms.sigmoid(m.aPre() * proj[row + a] + m.bPre()[a] + preOff);
+                    hpost[i * n + a] = 2 * Norms.sigmoid(m.aPost() * proj[row + n + a] + m.bPost()[a] + postOff);
+                }
+                for (int j = 0; j < n * n; j++) logits[j] = m.aRes() * proj[row + 2 * n + j] + m.bRes()[j];
+                sinkhorn(logits, n);
+                System.arraycopy(logits, 0, residual, i * n * n, n * n);
             }
-            for (int j = 0; j < n * n; j++) logits[j] = m.aRes() * proj[row + 2 * n + j] + m.bRes()[j];
-            sinkhorn(logits, n);
-            System.arraycopy(logits, 0, residual, i * n * n, n * n);
-        }
+        });
         return new LaneMixing(hpre, hpost, residual);
     }
 
@@ -37,12 +41,14 @@ record LaneMixing(double[] hpre, double[] hpost, double[] residual) {
     double[] readIn(double[] lanes, int count, int d) {
         int n = hpre.length / count;
         double[] u = new double[count * d];
-        for (int i = 0; i < count; i++)
-            for (int lane = 0; lane < n; lane++) {
-                double h = hpre[i * n + lane];
-                int in = (i * n + lane) * d;
-                for (int c = 0; c < d; c++) u[i * d + c] += h * lanes[in + c];
-            }
+        RowChunks.forEach(count, (from, to) -> {
+            for (int i = from; i < to; i++)
+                for (int lane = 0; lane < n; lane++) {
+                    double h = hpre[i * n + lane];
+                    int in = (i * n + lane) * d;
+                    for (int c = 0; c < d; c++) u[i * d + c] += h * lanes[in + c];
+                }
+        });
         return u;
     }
 
@@ -50,18 +56,20 @@ record LaneMixing(double[] hpre, double[] hpost, double[] residual) {
     double[] writeBack(double[] lanes, double[] block, double[] u, int count, int d) {
         int n = hpre.length / count;
         double[] next = new double[lanes.length];
-        for (int i = 0; i < count; i++) {
-            for (int a = 0; a < n; a++) {
-                int out = (i * n + a) * d;
-                for (int b = 0; b < n; b++) {
-                    double p = residual[(i * n + a) * n + b];
-                    int in = (i * n + b) * d;
-                    for (int c = 0; c < d; c++) next[out + c] += p * lanes[in + c];
+        RowChunks.forEach(count, (from, to) -> {
+            for (int i = from; i < to; i++) {
+                for (int a = 0; a < n; a++) {
+                    int out = (i * n + a) * d;
+                    for (int b = 0; b < n; b++) {
+                        double p = residual[(i * n + a) * n + b];
+                        int in = (i * n + b) * d;
+                        for (int c = 0; c < d; c++) next[out + c] += p * lanes[in + c];
+                    }
+                    double h = hpost[i * n + a];
+                    for (int c = 0; c < d; c++) next[out + c] += h * (block[i * d + c] - u[i * d + c]);
                 }
-                double h = hpost[i * n + a];
-                for (int c = 0; c < d; c++) next[out + c] += h * (block[i * d + c] - u[i * d + c]);
             }
-        }
+        });
         return next;
     }
 

@@ -28,7 +28,9 @@ final class Norms {
     /** {@link #zcn} applied to every row of {@code x [rows, n]}, into a new array. */
     static double[] zcnRows(double[] x, int rows, int n, double[] gain) {
         double[] out = new double[x.length];
-        for (int r = 0; r < rows; r++) zcn(x, r * n, n, gain, 0, out, r * n);
+        RowChunks.forEach(rows, (from, to) -> {
+            for (int r = from; r < to; r++) zcn(x, r * n, n, gain, 0, out, r * n);
+        });
         return out;
     }
 

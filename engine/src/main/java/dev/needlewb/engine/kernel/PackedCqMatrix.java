@@ -194,7 +194,16 @@ public final class PackedCqMatrix {
     }
 
     private boolean usesBlocks(Activation a) {
-        return a.mode() == NumericMode.INT8 && layout.bits() == 2;
+        return usesBlocks(a.mode());
+    }
+
+    private boolean usesBlocks(NumericMode mode) {
+        return mode == NumericMode.INT8 && layout.bits() == 2;
+    }
+
+    /** The rows one kernel call computes together: a range of rows is cheapest in whole blocks of these. */
+    int kernelRows(NumericMode mode) {
+        return usesBlocks(mode) ? CrumbBlocks.ROWS : 4;
     }
 
     /**

@@ -13,7 +13,9 @@ import java.util.concurrent.locks.LockSupport;
  * had nothing left to do. For CQ matrix-vector products a matrix with at least {@link #SPLIT_ROWS}
  * rows is cut into tickets of a multiple of 16 rows ({@link #ticketRows}: every block of four rows, and
  * every 16-row block of the 2-bit int8 kernel, then runs whole on one thread, whatever the split); a
- * smaller matrix is one ticket. A job with nothing
+ * smaller matrix is cut into whole kernel blocks of at least {@link #MIN_SMALL_TICKET_WORK}
+ * multiply-adds ({@link #smallTicketRows}; the mHC projections, 4 to 16 rows of 2048 columns, were a
+ * tenth of a 2-thread decode step on the caller alone), or is one ticket. A job with nothing
  * to split runs on the caller without waking anyone.
  *
  * <p>A decode step issues a few hundred short jobs, so idle workers spin briefly (a park/unpark
@@ -30,6 +32,13 @@ public final class RowPool implements AutoCloseable {
      * should claim few tickets; the lower bound keeps a share of work free for a late thread.
      */
     private static final int MIN_TICKET_ROWS = 64, MAX_TICKET_ROWS = 256;
+    /**
+     * Least multiply-adds in a ticket of a matrix below {@link #SPLIT_ROWS} rows: 4 rows of 2048 columns
+     * per 4 float lanes of the machine's vectors, about 1.3 us of the 4-bit int8 kernel at any width
+     * (its rate grows with the lanes), six times a ticket's claim. At 512 bits that keeps the mHC
+     * projections whole: split into 4-row tickets there, they made a 2-thread decode 5% slower.
+     */
+    static final int MIN_SMALL_TICKET_WORK = 4 * 2048 * (Lanes.W / 4);
     /** Tickets start on whole kernel blocks: the 2-bit int8 kernel's 16 rows (a multiple of the others' four). */
     private static final int TICKET_ALIGN = CrumbBlocks.ROWS;
     private static final int SPINS = 1 << 10;
@@ -56,6 +65,7 @@ public final class RowPool implements AutoCloseable {
     private PackedCqMatrix[] mvMatrices;
     private float[][] mvOutputs;
     private final int[] mvFirstTicket = new int[16];
+    private final int[] mvTicketRows = new int[16];
     private final Tickets matvecTicket = (ticket, thread) -> matvecTicket(ticket);
     private final PackedCqMatrix[] oneMatrix = new PackedCqMatrix[1];
     private final float[][] oneOutput = new float[1][];
@@ -89,15 +99,13 @@ public final class RowPool implements AutoCloseable {
     public void matvec(Activation a, PackedCqMatrix[] ms, float[][] outs) {
         if (ms.length >= mvFirstTicket.length) throw new IllegalArgumentException(ms.length + " matrices in one job");
         int tickets = 0;
-        boolean split = false;
         for (int i = 0; i < ms.length; i++) {
             mvFirstTicket[i] = tickets;
-            int rows = ms[i].rows();
-            split |= rows >= SPLIT_ROWS;
-            tickets += rows >= SPLIT_ROWS ? Math.ceilDiv(rows, ticketRows(rows, threads)) : 1;
+            mvTicketRows[i] = matrixTicketRows(ms[i], a.mode());
+            tickets += Math.ceilDiv(ms[i].rows(), mvTicketRows[i]);
         }
         mvFirstTicket[ms.length] = tickets;
-        if (threads == 1 || !split) {
+        if (threads == 1 || tickets == ms.length) {
             for (int i = 0; i < ms.length; i++) ms[i].matvec(a, outs[i], 0);
             return;
         }
@@ -112,14 +120,23 @@ public final class RowPool implements AutoCloseable {
         int i = 0;
         while (mvFirstTicket[i + 1] <= ticket) i++;
         PackedCqMatrix m = mvMatrices[i];
+        int from = (ticket - mvFirstTicket[i]) * mvTicketRows[i];
+        m.rows(mvActivation, mvOutputs[i], 0, from, Math.min(m.rows(), from + mvTicketRows[i]));
+    }
+
+    private int matrixTicketRows(PackedCqMatrix m, NumericMode mode) {
         int rows = m.rows();
-        if (rows < SPLIT_ROWS) {
-            m.rows(mvActivation, mvOutputs[i], 0, 0, rows);
-        } else {
-            int ticketRows = ticketRows(rows, threads);
-            int from = (ticket - mvFirstTicket[i]) * ticketRows;
-            m.rows(mvActivation, mvOutputs[i], 0, from, Math.min(rows, from + ticketRows));
-        }
+        if (threads == 1) return rows;
+        return rows >= SPLIT_ROWS ? ticketRows(rows, threads) : smallTicketRows(rows, m.cols(), m.kernelRows(mode));
+    }
+
+    /**
+     * Rows per ticket of a matrix below {@link #SPLIT_ROWS} rows: whole blocks of its kernel
+     * ({@code kernelRows}) holding at least {@link #MIN_SMALL_TICKET_WORK} multiply-adds, or all its rows.
+     */
+    static int smallTicketRows(int rows, int cols, int kernelRows) {
+        int blocks = Math.ceilDiv(Math.ceilDiv(MIN_SMALL_TICKET_WORK, cols), kernelRows);
+        return Math.min(rows, blocks * kernelRows);
     }
 
     /**

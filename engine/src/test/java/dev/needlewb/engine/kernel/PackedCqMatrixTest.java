@@ -158,21 +158,53 @@ class PackedCqMatrixTest {
         for (NumericMode mode : NumericMode.values()) {
             Activation a = big.matrix.newActivation(mode);
             a.prepare(x, 0);
-            PackedCqMatrix[] ms = {big.matrix, small.matrix, other.matrix};
-            float[][] one = {new float[259], new float[24], new float[130]};
-            float[][] two = {new float[259], new float[24], new float[130]};
-            float[][] three = {new float[259], new float[24], new float[130]};
-            try (RowPool p1 = new RowPool(1); RowPool p2 = new RowPool(2); RowPool p3 = new RowPool(3)) {
-                p1.matvec(a, ms, one);
-                p2.matvec(a, ms, two);
-                p3.matvec(a, ms, three);
-                p2.matvec(a, big.matrix, two[0]);
-            }
-            for (int i = 0; i < ms.length; i++) {
-                // Row ranges start on multiples of four, so every row runs the same kernel: bit-identical.
-                assertThat(two[i]).as("%s matrix %d, 2 threads", mode, i).containsExactly(one[i]);
-                assertThat(three[i]).as("%s matrix %d, 3 threads", mode, i).containsExactly(one[i]);
-            }
+            sameBitsOnOneTwoAndThreeThreads(a, mode, big.matrix, small.matrix, other.matrix);
+        }
+    }
+
+    /**
+     * The mHC projections' shapes (4, 4 and 16 rows of 2048 columns, 4-bit), split below 512 bits into
+     * tickets of 4 rows per 4 float lanes, and a 2-bit one split into whole 16-row blocks in int8 mode.
+     */
+    @Test
+    void smallWideMatricesSplitIntoKernelBlocksKeepEveryBit() {
+        Random rnd = new Random(17);
+        TestCq pre = new TestCq(rnd, 4, 2048, 128, 4, TestCq.cb4());
+        TestCq post = new TestCq(rnd, 4, 2048, 128, 4, TestCq.cb4());
+        TestCq res = new TestCq(rnd, 16, 2048, 128, 4, TestCq.cb4());
+        TestCq res2 = new TestCq(rnd, 18, 2048, 128, 2, TestCq.CB2);
+        int lanesOf4 = Lanes.W / 4;
+        assertThat(RowPool.smallTicketRows(16, 2048, res.matrix.kernelRows(NumericMode.INT8))).isEqualTo(4 * lanesOf4);
+        assertThat(RowPool.smallTicketRows(18, 2048, res2.matrix.kernelRows(NumericMode.INT8))).isEqualTo(16);
+        assertThat(RowPool.smallTicketRows(24, 512, 4)).isEqualTo(Math.min(24, 16 * lanesOf4));
+        float[] x = TestCq.randomVector(rnd, 2048);
+        for (NumericMode mode : NumericMode.values()) {
+            Activation a4 = pre.matrix.newActivation(mode);
+            a4.prepare(x, 0);
+            sameBitsOnOneTwoAndThreeThreads(a4, mode, pre.matrix, post.matrix, res.matrix);
+            Activation a2 = res2.matrix.newActivation(mode);
+            a2.prepare(x, 0);
+            sameBitsOnOneTwoAndThreeThreads(a2, mode, res2.matrix);
+        }
+    }
+
+    private static void sameBitsOnOneTwoAndThreeThreads(Activation a, NumericMode mode, PackedCqMatrix... ms) {
+        float[][] one = new float[ms.length][], two = new float[ms.length][], three = new float[ms.length][];
+        for (int i = 0; i < ms.length; i++) {
+            one[i] = new float[ms[i].rows()];
+            two[i] = new float[ms[i].rows()];
+            three[i] = new float[ms[i].rows()];
+        }
+        try (RowPool p1 = new RowPool(1); RowPool p2 = new RowPool(2); RowPool p3 = new RowPool(3)) {
+            p1.matvec(a, ms, one);
+            p2.matvec(a, ms, two);
+            p3.matvec(a, ms, three);
+            p2.matvec(a, ms[0], two[0]);
+        }
+        for (int i = 0; i < ms.length; i++) {
+            // A row's arithmetic is the same in any slot of any block, whatever range a ticket holds: bit-identical.
+            assertThat(two[i]).as("%s matrix %d, 2 threads", mode, i).containsExactly(one[i]);
+            assertThat(three[i]).as("%s matrix %d, 3 threads", mode, i).containsExactly(one[i]);
         }
     }
 

@@ -17,8 +17,9 @@ import jdk.incubator.vector.VectorSpecies;
  * values as floats and the factor is the group's scale; the kernels accumulate {@code codebook8 * x} in
  * float lanes: every product is an integer below 2^14 and every partial sum of a group stays below
  * {@code group * 127 * 127 < 2^24} for groups up to 1024, so float32 adds them exactly and the sums
- * are the int32 dot products bit for bit. int8 mode, 2-bit codes: the int8 values in natural order,
- * from which {@link #bind} builds the {@link PairTables} of each codebook the matrices use.
+ * are the int32 dot products bit for bit. Every int8 input also keeps its int8 values in natural
+ * order, from which {@link #bind} builds the {@link NibbleTables} of each codebook the block kernel
+ * ({@link RowBlocks}) uses; a 2-bit input needs no plane order, as only the block kernel reads it.
  */
 public final class Activation {
     private static final VectorSpecies<Float> F = Lanes.F;
@@ -33,10 +34,10 @@ public final class Activation {
     private final int[] planeIndex;
     final float[] x;
     final float[] scales;
-    /** int8 mode with 2-bit codes: the quantized input in natural order; else null. */
+    /** int8 mode: the quantized input in natural order; else null. */
     private final byte[] q8;
     /** The pair tables of the codebooks bound so far (one in practice). */
-    private PairTables[] tables = new PairTables[0];
+    private NibbleTables[] tables = new NibbleTables[0];
     /** Counts {@link #prepare} calls: tables built for an older input are stale. */
     private long generation;
 
@@ -60,7 +61,7 @@ public final class Activation {
         this.x = new float[colsPad];
         this.scales = new float[colsPad / group];
         java.util.Arrays.fill(scales, 1f);
-        this.q8 = mode == NumericMode.INT8 && layout.bits() == 2 ? new byte[colsPad] : null;
+        this.q8 = mode == NumericMode.INT8 ? new byte[colsPad] : null;
     }
 
     /** Transforms {@code input[off, off + cols)} for the next matrix-vector products. */
@@ -91,44 +92,44 @@ public final class Activation {
                 FloatVector.fromArray(F, natural, k).div(scale).add(ROUNDING).sub(ROUNDING).intoArray(natural, k);
             }
         }
-        if (q8 == null) toPlaneOrder();
-        else for (int k = 0; k < colsPad; k++) q8[k] = (byte) natural[k];
+        if (layout.bits() == 4) toPlaneOrder();
+        for (int k = 0; k < colsPad; k++) q8[k] = (byte) natural[k];
     }
 
     /**
-     * Makes the pair tables of {@code codebook8} (an int8 2-bit codebook) current for this input,
+     * Makes the nibble tables of {@code codebook8} (an int8 codebook) current for this input,
      * building them if needed. The caller does this on one thread before any kernel reads them
      * ({@link #tables}), as {@link PackedCqMatrix#bind} does for a matrix-vector product.
      */
     void bind(byte[] codebook8) {
-        if (q8 == null) throw new IllegalStateException("pair tables exist for int8 inputs of 2-bit matrices only");
-        PairTables t = find(codebook8);
+        if (q8 == null) throw new IllegalStateException("nibble tables exist for int8 inputs only");
+        NibbleTables t = find(codebook8);
         if (t == null) {
-            t = new PairTables(codebook8, colsPad / 2);
+            t = new NibbleTables(codebook8, colsPad);
             tables = java.util.Arrays.copyOf(tables, tables.length + 1);
             tables[tables.length - 1] = t;
         }
         if (!t.isBuiltFor(generation)) t.build(q8, generation);
     }
 
-    /** The current pair tables of {@code codebook8}; throws unless {@link #bind} made them so for this input. */
-    PairTables tables(byte[] codebook8) {
-        PairTables t = q8 == null ? null : find(codebook8);
+    /** The current nibble tables of {@code codebook8}; throws unless {@link #bind} made them so for this input. */
+    NibbleTables tables(byte[] codebook8) {
+        NibbleTables t = q8 == null ? null : find(codebook8);
         if (t == null || !t.isBuiltFor(generation)) {
             throw new IllegalStateException("activation not bound to this codebook since its last prepare (use matvec)");
         }
         return t;
     }
 
-    private PairTables find(byte[] codebook8) {
-        for (PairTables t : tables) if (t.isFor(codebook8)) return t;
+    private NibbleTables find(byte[] codebook8) {
+        for (NibbleTables t : tables) if (t.isFor(codebook8)) return t;
         return null;
     }
 
     /** int8 mode: the quantized input at natural position {@code k} (tests and diagnostics). */
     int quantized(int k) {
         if (mode != NumericMode.INT8) throw new IllegalStateException("exact-mode activations are not quantized");
-        return q8 != null ? q8[k] : (int) x[planeIndex[k]];
+        return q8[k];
     }
 
     private void toPlaneOrder() {

@@ -28,11 +28,15 @@ import jdk.incubator.vector.VectorSpecies;
  * <p>Both modes run this kernel on float lanes: exact mode accumulates {@code values[code] * hx}, int8
  * mode {@code q8(values)[code] * q8(hx)} (integers, summed exactly; see {@link Activation}); each group
  * is folded in with {@code activation scale * norm} and the int8 codebook scale is applied once per row.
- * A 2-bit matrix in int8 mode runs {@link CrumbBlocks} instead, on a copy of its codes with the rows in
- * lanes (the size of its codes, made on first use): exact integer group sums through table lookups,
- * then one float chain over the groups per row (its own contract, also the same bits at every width). The float16 norms are widened to float32 once,
+ * In int8 mode a 2-bit matrix, and a 4-bit one of at least {@link RowBlocks#ROWS} rows, run
+ * {@link RowBlocks} instead, on a copy of its codes with the rows in lanes (the size of its codes, made
+ * on first use): exact integer group sums through table lookups, then one float chain over the groups
+ * per row (its own contract, also the same bits at every width). A 4-bit matrix of fewer rows (the mHC
+ * pre and post projections, 4 rows) keeps the lane kernel: in 16-row blocks it would be mostly
+ * padding. Which kernel a matrix runs depends only on its code width and rows, so a row slice of
+ * another size may take the other one. The float16 norms are widened to float32 once,
  * when the view is made (a 64th of the codes' size at group 128), in blocks of 16 rows
- * ({@code [block][group][16]}), the layout {@link CrumbBlocks} reads.
+ * ({@code [block][group][16]}), the layout {@link RowBlocks} reads.
  */
 public final class PackedCqMatrix {
     private static final VectorSpecies<Float> F = Lanes.F;
@@ -40,10 +44,10 @@ public final class PackedCqMatrix {
     private static final ValueLayout.OfShort FP16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     /**
      * Per calling thread: the 16 logical lanes of a block's four rows between the parts and the sum,
-     * then from {@link #BLOCK_SUMS} the four sums of a partial block; for {@link CrumbBlocks}, the 16
+     * then from {@link #BLOCK_SUMS} the four sums of a partial block; for {@link RowBlocks}, the 16
      * row accumulators, then from {@link #BLOCK_SUMS} the 16 results of a partial block.
      */
-    private static final ThreadLocal<float[]> ROW_LANES = ThreadLocal.withInitial(() -> new float[4 * Lanes.LOGICAL + CrumbBlocks.ROWS]);
+    private static final ThreadLocal<float[]> ROW_LANES = ThreadLocal.withInitial(() -> new float[4 * Lanes.LOGICAL + RowBlocks.ROWS]);
     private static final int BLOCK_SUMS = 4 * Lanes.LOGICAL;
     /**
      * Below 16 lanes an int8 4-bit row is first decoded, a group at a time, to its int8 codebook values
@@ -62,10 +66,10 @@ public final class PackedCqMatrix {
     /** The group norms as float32, {@code [row / 16][group][row % 16]}. */
     private final float[] norms;
     /**
-     * A 2-bit matrix's codes regrouped for the int8 kernel, built by the first int8 {@link #bind} (a
-     * matrix only gathered from, or run in exact mode, never holds the copy); null until then.
+     * The codes regrouped for the int8 block kernel, built by the first int8 {@link #bind} of a matrix
+     * that runs it (a matrix only gathered from, or run in exact mode, never holds the copy); null until then.
      */
-    private volatile CrumbBlocks blocks;
+    private volatile RowBlocks blocks;
     private final int rows;
     private final int cols;
     private final int colsPad;
@@ -77,7 +81,7 @@ public final class PackedCqMatrix {
     private final Int8Codebook codebook8;
     private final byte[] codebook8Values;
     private final CodeTable tableExact;
-    /** The int8 codebook for the 4-bit lane kernels; null at 2 bits, whose int8 products run {@link CrumbBlocks}. */
+    /** The int8 codebook for the 4-bit lane kernels; null at 2 bits, whose int8 products run {@link RowBlocks}. */
     private final CodeTable table8;
     /** The int8 codebook of a 4-bit matrix as one byte lookup; null at 2 bits. */
     private final ByteVector nibbleValues8;
@@ -125,7 +129,7 @@ public final class PackedCqMatrix {
                     + rows + ", " + cols + "] at " + codeBits + " bits / group " + group + " needs " + (codeBytes + normBytes));
         }
         int groups = Math.toIntExact(colsPad / group);
-        float[] norms = new float[Math.multiplyExact(Math.ceilDiv(rows, CrumbBlocks.ROWS) * CrumbBlocks.ROWS, groups)];
+        float[] norms = new float[Math.multiplyExact(Math.ceilDiv(rows, RowBlocks.ROWS) * RowBlocks.ROWS, groups)];
         for (int r = 0; r < rows; r++) {
             for (int g = 0; g < groups; g++) {
                 norms[normIndex(r, g, groups)] = Float.float16ToFloat(blob.get(FP16, codeBytes + 2L * ((long) r * groups + g)));
@@ -143,7 +147,7 @@ public final class PackedCqMatrix {
 
     /** Shifts, not division: a row is never negative, and the lane kernels look a norm up per row and group. */
     private static int normIndex(int row, int g, int groups) {
-        return ((row >>> 4) * groups + g) * CrumbBlocks.ROWS + (row & (CrumbBlocks.ROWS - 1));
+        return ((row >>> 4) * groups + g) * RowBlocks.ROWS + (row & (RowBlocks.ROWS - 1));
     }
 
     /**
@@ -154,7 +158,7 @@ public final class PackedCqMatrix {
         if (from < 0 || count <= 0 || from + count > rows) {
             throw new IndexOutOfBoundsException(name + ": rows [" + from + ", " + (from + count) + ") of " + rows);
         }
-        float[] sliceNorms = new float[Math.ceilDiv(count, CrumbBlocks.ROWS) * CrumbBlocks.ROWS * groups];
+        float[] sliceNorms = new float[Math.ceilDiv(count, RowBlocks.ROWS) * RowBlocks.ROWS * groups];
         for (int r = 0; r < count; r++) {
             for (int g = 0; g < groups; g++) sliceNorms[normIndex(r, g, groups)] = norm(from + r, g);
         }
@@ -181,15 +185,15 @@ public final class PackedCqMatrix {
     }
 
     /**
-     * Readies {@code a} for this matrix's kernel (an int8 input of a 2-bit matrix builds the pair tables
-     * of this codebook once per prepared input). Called once, on one thread, before {@link #rows} runs
+     * Readies {@code a} for this matrix's kernel (an int8 input of a block-kernel matrix builds the
+     * nibble tables of this codebook once per prepared input). Called once, on one thread, before {@link #rows} runs
      * on any.
      */
     void bind(Activation a) {
         check(a);
         if (!usesBlocks(a)) return;
         // Two sessions binding at once may both build it: the same contents, and either copy serves.
-        if (blocks == null) blocks = CrumbBlocks.of(codes, rows, rowBytes, group);
+        if (blocks == null) blocks = RowBlocks.of(codes, rows, rowBytes, group, layout.bits());
         a.bind(codebook8Values);
     }
 
@@ -198,20 +202,20 @@ public final class PackedCqMatrix {
     }
 
     private boolean usesBlocks(NumericMode mode) {
-        return mode == NumericMode.INT8 && layout.bits() == 2;
+        return mode == NumericMode.INT8 && (layout.bits() == 2 || rows >= RowBlocks.ROWS);
     }
 
     /** The rows one kernel call computes together: a range of rows is cheapest in whole blocks of these. */
     int kernelRows(NumericMode mode) {
-        return usesBlocks(mode) ? CrumbBlocks.ROWS : 4;
+        return usesBlocks(mode) ? RowBlocks.ROWS : 4;
     }
 
     /**
      * Rows {@code [from, to)} of a product whose activation {@link #bind} has readied. Exact mode and
      * 4-bit int8 run four rows at a time; a last block of fewer rows repeats its last row in the
      * kernel's spare slots and keeps only the rows asked for (every row's arithmetic is the same in any
-     * slot of any block, so a row's result does not depend on its neighbours). A 2-bit int8 product runs
-     * whole blocks of 16 rows and keeps the rows asked for.
+     * slot of any block, so a row's result does not depend on its neighbours). A block-kernel int8 product
+     * runs whole blocks of 16 rows and keeps the rows asked for.
      */
     public void rows(Activation a, float[] out, int outOff, int from, int to) {
         check(a);
@@ -259,14 +263,14 @@ public final class PackedCqMatrix {
     }
 
     private void blockRows(Activation a, float[] out, int outOff, int from, int to) {
-        PairTables t = a.tables(codebook8Values);
-        CrumbBlocks blocks = this.blocks;
+        NibbleTables t = a.tables(codebook8Values);
+        RowBlocks blocks = this.blocks;
         float[] scratch = ROW_LANES.get();
         float scale = codebook8.scale();
-        for (int b = from / CrumbBlocks.ROWS; b * CrumbBlocks.ROWS < to; b++) {
-            int first = b * CrumbBlocks.ROWS, lo = Math.max(from, first), hi = Math.min(to, first + CrumbBlocks.ROWS);
+        for (int b = from / RowBlocks.ROWS; b * RowBlocks.ROWS < to; b++) {
+            int first = b * RowBlocks.ROWS, lo = Math.max(from, first), hi = Math.min(to, first + RowBlocks.ROWS);
             int normOff = normIndex(first, 0, groups);
-            if (lo == first && hi == first + CrumbBlocks.ROWS) {
+            if (lo == first && hi == first + RowBlocks.ROWS) {
                 blocks.block(b, t, a.scales, norms, normOff, scale, scratch, out, outOff + first);
             } else {
                 blocks.block(b, t, a.scales, norms, normOff, scale, scratch, scratch, BLOCK_SUMS);

@@ -12,7 +12,7 @@ import java.util.concurrent.locks.LockSupport;
  * takes fewer: the caller returns as soon as every ticket is done, never waiting for a worker that
  * had nothing left to do. For CQ matrix-vector products a matrix with at least {@link #SPLIT_ROWS}
  * rows is cut into tickets of a multiple of 16 rows ({@link #ticketRows}: every block of four rows, and
- * every 16-row block of the 2-bit int8 kernel, then runs whole on one thread, whatever the split); a
+ * every 16-row block of the int8 block kernel, then runs whole on one thread, whatever the split); a
  * smaller matrix is cut into whole kernel blocks of at least {@link #MIN_SMALL_TICKET_WORK}
  * multiply-adds ({@link #smallTicketRows}; the mHC projections, 4 to 16 rows of 2048 columns, were a
  * tenth of a 2-thread decode step on the caller alone), or is one ticket. A job with nothing
@@ -39,8 +39,8 @@ public final class RowPool implements AutoCloseable {
      * projections whole: split into 4-row tickets there, they made a 2-thread decode 5% slower.
      */
     static final int MIN_SMALL_TICKET_WORK = 4 * 2048 * (Lanes.W / 4);
-    /** Tickets start on whole kernel blocks: the 2-bit int8 kernel's 16 rows (a multiple of the others' four). */
-    private static final int TICKET_ALIGN = CrumbBlocks.ROWS;
+    /** Tickets start on whole kernel blocks: the int8 block kernel's 16 rows (a multiple of the others' four). */
+    private static final int TICKET_ALIGN = RowBlocks.ROWS;
     private static final int SPINS = 1 << 10;
     private static final int YIELDS_BEFORE_PARK = 1 << 12;
 

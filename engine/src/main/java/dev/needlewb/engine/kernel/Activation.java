@@ -17,9 +17,9 @@ import jdk.incubator.vector.VectorSpecies;
  * values as floats and the factor is the group's scale; the kernels accumulate {@code codebook8 * x} in
  * float lanes: every product is an integer below 2^14 and every partial sum of a group stays below
  * {@code group * 127 * 127 < 2^24} for groups up to 1024, so float32 adds them exactly and the sums
- * are the int32 dot products bit for bit. Every int8 input also keeps its int8 values in natural
- * order, from which {@link #bind} builds the {@link NibbleTables} of each codebook the block kernel
- * ({@link RowBlocks}) uses; a 2-bit input needs no plane order, as only the block kernel reads it.
+ * are the int32 dot products bit for bit. Every int8 input also keeps its int8 values (as floats) in
+ * natural order, from which {@link #bind} builds the {@link NibbleTables} of each codebook the block
+ * kernel ({@link RowBlocks}) uses; a 2-bit input needs no plane order, as only the block kernel reads it.
  */
 public final class Activation {
     private static final VectorSpecies<Float> F = Lanes.F;
@@ -30,12 +30,11 @@ public final class Activation {
     private final int group;
     private final CodeLayout layout;
     private final NumericMode mode;
+    /** The input padded to whole groups, then its transform; in int8 mode then its int8 values, in natural order. */
     private final float[] natural;
     private final int[] planeIndex;
     final float[] x;
     final float[] scales;
-    /** int8 mode: the quantized input in natural order; else null. */
-    private final byte[] q8;
     /** The pair tables of the codebooks bound so far (one in practice). */
     private NibbleTables[] tables = new NibbleTables[0];
     /** Counts {@link #prepare} calls: tables built for an older input are stale. */
@@ -61,7 +60,6 @@ public final class Activation {
         this.x = new float[colsPad];
         this.scales = new float[colsPad / group];
         java.util.Arrays.fill(scales, 1f);
-        this.q8 = mode == NumericMode.INT8 ? new byte[colsPad] : null;
     }
 
     /** Transforms {@code input[off, off + cols)} for the next matrix-vector products. */
@@ -93,7 +91,6 @@ public final class Activation {
             }
         }
         if (layout.bits() == 4) toPlaneOrder();
-        for (int k = 0; k < colsPad; k++) q8[k] = (byte) natural[k];
     }
 
     /**
@@ -102,19 +99,19 @@ public final class Activation {
      * ({@link #tables}), as {@link PackedCqMatrix#bind} does for a matrix-vector product.
      */
     void bind(byte[] codebook8) {
-        if (q8 == null) throw new IllegalStateException("nibble tables exist for int8 inputs only");
+        if (mode != NumericMode.INT8) throw new IllegalStateException("nibble tables exist for int8 inputs only");
         NibbleTables t = find(codebook8);
         if (t == null) {
             t = new NibbleTables(codebook8, colsPad);
             tables = java.util.Arrays.copyOf(tables, tables.length + 1);
             tables[tables.length - 1] = t;
         }
-        if (!t.isBuiltFor(generation)) t.build(q8, generation);
+        if (!t.isBuiltFor(generation)) t.build(natural, generation);
     }
 
     /** The current nibble tables of {@code codebook8}; throws unless {@link #bind} made them so for this input. */
     NibbleTables tables(byte[] codebook8) {
-        NibbleTables t = q8 == null ? null : find(codebook8);
+        NibbleTables t = mode == NumericMode.INT8 ? find(codebook8) : null;
         if (t == null || !t.isBuiltFor(generation)) {
             throw new IllegalStateException("activation not bound to this codebook since its last prepare (use matvec)");
         }
@@ -129,7 +126,7 @@ public final class Activation {
     /** int8 mode: the quantized input at natural position {@code k} (tests and diagnostics). */
     int quantized(int k) {
         if (mode != NumericMode.INT8) throw new IllegalStateException("exact-mode activations are not quantized");
-        return q8[k];
+        return (int) natural[k];
     }
 
     private void toPlaneOrder() {

@@ -67,23 +67,23 @@ final class NibbleTables {
         return builtFor == generation;
     }
 
-    /** Fills the tables from the int8 inputs {@code q8} (natural order). */
-    void build(byte[] q8, long generation) {
+    /** Fills the tables from the int8 inputs {@code q8} (natural order, integers in [-127, 127] held as floats). */
+    void build(float[] q8, long generation) {
         if (codesPerNibble == 2) buildPairs(q8);
         else buildSingles(q8);
         builtFor = generation;
     }
 
-    private void buildPairs(byte[] q8) {
+    private void buildPairs(float[] q8) {
         for (int p = 0, tables = low.length / 16; p < tables; p++) {
-            short a = q8[2 * p], b = q8[2 * p + 1];
+            short a = (short) q8[2 * p], b = (short) q8[2 * p + 1];
             store(firstEven.mul(a).add(secondEven.mul(b)), firstOdd.mul(a).add(secondOdd.mul(b)), p);
         }
     }
 
-    private void buildSingles(byte[] q8) {
+    private void buildSingles(float[] q8) {
         for (int p = 0, tables = low.length / 16; p < tables; p++) {
-            short a = q8[p];
+            short a = (short) q8[p];
             store(firstEven.mul(a), firstOdd.mul(a), p);
         }
     }

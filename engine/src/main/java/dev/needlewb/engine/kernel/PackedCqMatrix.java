@@ -28,18 +28,26 @@ import jdk.incubator.vector.VectorSpecies;
  * <p>Both modes run this kernel on float lanes: exact mode accumulates {@code values[code] * hx}, int8
  * mode {@code q8(values)[code] * q8(hx)} (integers, summed exactly; see {@link Activation}); each group
  * is folded in with {@code activation scale * norm} and the int8 codebook scale is applied once per row.
- * In int8 mode a 2-bit matrix, and a 4-bit one of at least {@link RowBlocks#ROWS} rows, run
+ * In int8 mode a 2-bit matrix, and a 4-bit one of at least {@link #BLOCK_ROWS_4BIT} rows, run
  * {@link RowBlocks} instead, on a copy of its codes with the rows in lanes (the size of its codes, made
  * on first use): exact integer group sums through table lookups, then one float chain over the groups
  * per row (its own contract, also the same bits at every width). A 4-bit matrix of fewer rows (the mHC
- * pre and post projections, 4 rows) keeps the lane kernel: in 16-row blocks it would be mostly
- * padding. Which kernel a matrix runs depends only on its code width and rows, so a row slice of
+ * projections, 4 and 16 rows of 2048 columns) keeps the lane kernel (see {@link #BLOCK_ROWS_4BIT}). Which kernel a matrix runs depends only on its code width and rows, so a row slice of
  * another size may take the other one. The float16 norms are widened to float32 once,
  * when the view is made (a 64th of the codes' size at group 128), in blocks of 16 rows
  * ({@code [block][group][16]}), the layout {@link RowBlocks} reads.
  */
 public final class PackedCqMatrix {
     private static final VectorSpecies<Float> F = Lanes.F;
+    /**
+     * Least rows of a 4-bit matrix on the int8 block kernel. Its tables cost about ten vector operations
+     * per input column and its lookups serve 16 multiply-adds each, while the lane kernel needs no tables
+     * and at 16 lanes is faster per multiply-add; the 16-row mHC projection over 2048 columns took three
+     * times as long on the block kernel at 512 bits. The logit projection (8192 rows) gains at every
+     * width but 512 bits (JMH, 1 thread: 283-338 against 844 us at 128 bits, 310 against 480 at AVX2,
+     * 287 against 234 at 512).
+     */
+    static final int BLOCK_ROWS_4BIT = 128;
     private static final int W = Lanes.W, PARTS = Lanes.PARTS;
     private static final ValueLayout.OfShort FP16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     /**
@@ -202,7 +210,7 @@ public final class PackedCqMatrix {
     }
 
     private boolean usesBlocks(NumericMode mode) {
-        return mode == NumericMode.INT8 && (layout.bits() == 2 || rows >= RowBlocks.ROWS);
+        return mode == NumericMode.INT8 && (layout.bits() == 2 || rows >= BLOCK_ROWS_4BIT);
     }
 
     /** The rows one kernel call computes together: a range of rows is cheapest in whole blocks of these. */

@@ -17,7 +17,7 @@ class PackedCqMatrixTest {
 
     /**
      * bits, value table, group, rows (tails of 1..3 after the four-row blocks; 4-bit int8 runs the lane
-     * kernel below 16 rows and the block kernel from 16, with partial blocks), cols (padded or not).
+     * kernel below 128 rows and the block kernel from 128, with partial blocks), cols (padded or not).
      */
     static List<Arguments> shapes() {
         return List.of(
@@ -28,9 +28,9 @@ class PackedCqMatrixTest {
                 Arguments.of(4, TestCq.cb4(), 128, 11, 512),
                 Arguments.of(4, TestCq.cb4(), 64, 6, 100),
                 Arguments.of(4, TestCq.cb4(), 128, 3, 64),
-                Arguments.of(4, TestCq.cb4(), 128, 37, 512),
-                Arguments.of(4, TestCq.cb4(), 64, 21, 100),
-                Arguments.of(4, TestCq.cb4(), 512, 16, 1024));
+                Arguments.of(4, TestCq.cb4(), 128, 137, 512),
+                Arguments.of(4, TestCq.cb4(), 64, 130, 100),
+                Arguments.of(4, TestCq.cb4(), 512, 128, 1024));
     }
 
     @ParameterizedTest
@@ -84,8 +84,8 @@ class PackedCqMatrixTest {
         a.prepare(TestCq.randomVector(rnd, cols), 0);
         float[] all = new float[rows];
         t.matrix.matvec(a, all, 0);
-        // A 4-bit slice keeps its matrix's kernel at 16 rows or more; 2-bit runs the block kernel at any size.
-        int sliceRows = bits == 4 && rows >= 16 ? 16 : 1;
+        // A 4-bit slice keeps its matrix's kernel at 128 rows or more; 2-bit runs the block kernel at any size.
+        int sliceRows = bits == 4 && rows >= 128 ? 128 : 1;
         for (int r = 0; r < rows; r++) {
             int from = Math.min(r, rows - sliceRows);
             float[] slice = new float[sliceRows];
@@ -172,9 +172,8 @@ class PackedCqMatrixTest {
     }
 
     /**
-     * The mHC projections' shapes (4, 4 and 16 rows of 2048 columns, 4-bit: the lane kernel, the lane
-     * kernel and in int8 mode one block of the block kernel) as one job, and a 2-bit one split into whole
-     * 16-row blocks in int8 mode.
+     * The mHC projections' shapes (4, 4 and 16 rows of 2048 columns, 4-bit), split below 512 bits into
+     * tickets of 4 rows per 4 float lanes, and a 2-bit one split into whole 16-row blocks in int8 mode.
      */
     @Test
     void smallWideMatricesSplitIntoKernelBlocksKeepEveryBit() {
@@ -184,8 +183,7 @@ class PackedCqMatrixTest {
         TestCq res = new TestCq(rnd, 16, 2048, 128, 4, TestCq.cb4());
         TestCq res2 = new TestCq(rnd, 18, 2048, 128, 2, TestCq.CB2);
         int lanesOf4 = Lanes.W / 4;
-        assertThat(RowPool.smallTicketRows(16, 2048, res.matrix.kernelRows(NumericMode.INT8))).isEqualTo(16);
-        assertThat(RowPool.smallTicketRows(16, 2048, res.matrix.kernelRows(NumericMode.EXACT))).isEqualTo(4 * lanesOf4);
+        assertThat(RowPool.smallTicketRows(16, 2048, res.matrix.kernelRows(NumericMode.INT8))).isEqualTo(4 * lanesOf4);
         assertThat(RowPool.smallTicketRows(18, 2048, res2.matrix.kernelRows(NumericMode.INT8))).isEqualTo(16);
         assertThat(RowPool.smallTicketRows(24, 512, 4)).isEqualTo(Math.min(24, 16 * lanesOf4));
         float[] x = TestCq.randomVector(rnd, 2048);

@@ -82,14 +82,14 @@ final class TestCq {
     }
 
     /**
-     * The kernel's contract as scalar code ({@link Lanes}; int8 on 2 bits, or 4 bits and at least 16 rows: {@link #blockContractRow}): per group, logical lane j fuses
+     * The kernel's contract as scalar code ({@link Lanes}; int8 on 2 bits, or 4 bits and at least 128 rows: {@link #blockContractRow}): per group, logical lane j fuses
      * {@code value[code] * x} of code j of every chunk's planes in order, then {@code acc += s * (scale *
      * norm)}; the 16 lanes are summed in the pairwise tree (i with i ^ 8, then i ^ 4, i ^ 2, i ^ 1).
      */
     float contractRow(int r, Activation a) {
         boolean int8 = a.mode() == NumericMode.INT8;
         Int8Codebook cb8 = Int8Codebook.of(values);
-        if (int8 && (bits == 2 || rows >= 16)) return blockContractRow(r, a, cb8);
+        if (int8 && (bits == 2 || rows >= 128)) return blockContractRow(r, a, cb8);
         float[] table = new float[values.length];
         for (int i = 0; i < table.length; i++) table[i] = int8 ? cb8.values()[i] : values[i];
         CodeLayout layout = new CodeLayout(bits);

@@ -346,9 +346,11 @@ final class BatchForward {
             Engram.Weights ew = w.engrams[site];
             float[] rows = new float[t * tables.count() * ew.tables().cols()];
             int width = tables.count() * ew.tables().cols();
-            float[] scratch = new float[ew.tables().decodeScratchLength()];
             IntUnaryOperator tokenAt = p -> p >= 0 ? tokens[p] : 0;
-            for (int pos = 0; pos < t; pos++) Engram.gather(ew.tables(), tables, tokenAt, pos, rows, pos * width, scratch);
+            parallel(t, (from, to, worker) -> {
+                float[] scratch = new float[ew.tables().decodeScratchLength()];
+                for (int pos = from; pos < to; pos++) Engram.gather(ew.tables(), tables, tokenAt, pos, rows, pos * width, scratch);
+            });
             float[] keyValue = project(dense.engramKeyValue[site], rows);
             IntUnaryOperator valueRow = p -> p * 2 * d + d;
             parallel(t, (from, to, worker) -> {
@@ -384,12 +386,13 @@ final class BatchForward {
 
     /**
      * {@code x @ weight} for the rows of {@code x} ({@code [rows, weight.in()]}), {@code [rows, weight.out()]}:
-     * panels split over the threads, or row blocks when there are fewer panels than threads.
+     * panels split over the threads, or row blocks when there are too few panels for {@link #parallel} to
+     * split (the mHC coefficients' 24 columns are two panels at 256 bits, which ran on one thread).
      */
     private float[] project(DenseWeights.Matrix weight, float[] x) {
         int rows = x.length / weight.in(), panels = weight.panels();
         float[] y = new float[rows * weight.stride()];
-        if (panels >= threads) {
+        if (panels >= 2 * threads) {
             parallel(panels, (from, to, worker) -> weight.multiply(x, 0, rows, y, from, to));
         } else {
             int blocks = (rows + BLOCK - 1) / BLOCK;

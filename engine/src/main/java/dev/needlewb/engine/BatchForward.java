@@ -386,13 +386,13 @@ final class BatchForward {
 
     /**
      * {@code x @ weight} for the rows of {@code x} ({@code [rows, weight.in()]}), {@code [rows, weight.out()]}:
-     * panels split over the threads, or row blocks when there are too few panels for {@link #parallel} to
-     * split (the mHC coefficients' 24 columns are two panels at 256 bits, which ran on one thread).
+     * panels split over the threads, or row blocks when there are too few panels to {@link #splits} (the mHC
+     * coefficients' 24 columns are two panels at 256 bits, which ran on one thread).
      */
     private float[] project(DenseWeights.Matrix weight, float[] x) {
         int rows = x.length / weight.in(), panels = weight.panels();
         float[] y = new float[rows * weight.stride()];
-        if (panels >= 2 * threads) {
+        if (splits(panels)) {
             parallel(panels, (from, to, worker) -> weight.multiply(x, 0, rows, y, from, to));
         } else {
             int blocks = (rows + BLOCK - 1) / BLOCK;
@@ -410,7 +410,7 @@ final class BatchForward {
      * shares its core with another process takes fewer, instead of the others waiting for its half.
      */
     private void parallel(int n, RangeBody body) {
-        if (threads == 1 || n < 2 * threads) {
+        if (!splits(n)) {
             body.run(0, n, 0);
             return;
         }
@@ -419,6 +419,11 @@ final class BatchForward {
         IntStream.range(0, threads).parallel().forEach(worker -> {
             for (int from; (from = next.getAndAdd(range)) < n; ) body.run(from, Math.min(n, from + range), worker);
         });
+    }
+
+    /** Whether {@link #parallel} spreads {@code n} items over the threads: two at least per thread. */
+    private boolean splits(int n) {
+        return threads > 1 && n >= 2 * threads;
     }
 
     @FunctionalInterface

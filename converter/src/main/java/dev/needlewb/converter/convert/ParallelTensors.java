@@ -1,6 +1,8 @@
 package dev.needlewb.converter.convert;
 
 import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.converter.names.NameRow;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -15,7 +17,7 @@ import java.util.stream.IntStream;
  * order. If tasks fail, the failure of the lowest index is thrown, so errors do not depend on
  * thread timing.
  *
- * <p>The workers claim tasks largest first (by the caller's cost, e.g. the tensor's element count):
+ * <p>The workers claim tasks largest first (by element count):
  * no large tensor is left for the end while the other threads idle, and every kernel the large
  * tensors need (each CQ summation order, both code widths) is met, and compiled by the JIT, at the
  * start of a cold run rather than when the last engram table comes up in file order.
@@ -30,10 +32,20 @@ public final class ParallelTensors {
     private ParallelTensors() {}
 
     /**
-     * @param cost how much work task i is, relative to the others (ties keep index order)
+     * One task per row, task i on {@code rows.get(i)}, largest first (rows without a shape, the
+     * manifest and the tokenizer, last).
+     *
      * @param progress called (serially) with the number of tasks finished so far
      */
-    public static <T> List<T> map(int count, IntToLongFunction cost, Task<T> task, IntConsumer progress) throws WorkbenchException {
+    public static <T> List<T> map(List<NameRow> rows, Task<T> task, IntConsumer progress) throws WorkbenchException {
+        return map(rows.size(), i -> {
+            int[] shape = rows.get(i).shape();
+            return shape == null ? 0 : NpyArray.elementCount(shape);
+        }, task, progress);
+    }
+
+    /** @param cost how much work task i is, relative to the others (ties keep index order) */
+    static <T> List<T> map(int count, IntToLongFunction cost, Task<T> task, IntConsumer progress) throws WorkbenchException {
         int[] order = IntStream.range(0, count).boxed()
                 .sorted(Comparator.comparingLong((Integer i) -> cost.applyAsLong(i)).reversed())
                 .mapToInt(Integer::intValue).toArray();

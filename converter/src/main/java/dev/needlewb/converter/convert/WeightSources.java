@@ -65,7 +65,7 @@ public final class WeightSources {
     public static ModelWeights fromCact(CactFile file, boolean half) throws WorkbenchException {
         NameMap names = namesOf(file);
         List<NameRow> rows = names.cactRows().stream().filter(NameRow::isWeight).toList();
-        List<NpyArray> arrays = ParallelTensors.map(rows.size(), i -> rows.get(i).elements(), i -> {
+        List<NpyArray> arrays = ParallelTensors.map(rows, i -> {
             NameRow row = rows.get(i);
             float[] values = file.dequantize(file.tensor(row.name()).index());
             return half ? Floats.half(row.shape(), values) : NpyArray.ofFloats(row.shape(), values);

@@ -63,7 +63,7 @@ public final class CactExporter {
         if (tokenizer == null) throw new WorkbenchException("a .cact needs a tokenizer: pass --tokenizer tok.model or FILE.cact");
         checkTokenizer(tokenizer, g);
         List<NameRow> rows = names.cactRows();
-        List<Encoded> done = ParallelTensors.map(rows.size(), i -> rows.get(i).elements(), i -> encode(w, rows.get(i), bits, group, tokenizer), progress);
+        List<Encoded> done = ParallelTensors.map(rows, i -> encode(w, rows.get(i), bits, group, tokenizer), progress);
         List<CactTensor> tensors = new ArrayList<>();
         List<TensorConversion> report = new ArrayList<>();
         for (Encoded e : done) {

@@ -45,7 +45,7 @@ public final class CactRebuilder {
         if (rows.size() != base.numTensors()) {
             throw new WorkbenchException("the weights have " + rows.size() + " .cact tensors, the base " + base.path() + " has " + base.numTensors());
         }
-        List<CactExporter.Encoded> done = ParallelTensors.map(rows.size(), i -> rows.get(i).elements(), i -> rebuild(w, rows.get(i), base, i), progress);
+        List<CactExporter.Encoded> done = ParallelTensors.map(rows, i -> rebuild(w, rows.get(i), base, i), progress);
         List<CactTensor> tensors = new ArrayList<>();
         List<TensorConversion> report = new ArrayList<>();
         for (CactExporter.Encoded d : done) {

@@ -24,14 +24,6 @@ public record NameRow(String name, String flaxPath, int layer, String torchKey, 
         return flaxShape == null ? null : flaxShape.clone();
     }
 
-    /** Elements of the tensor (1 for a scalar; 0 for a row without a shape: heads.manifest, the tokenizer). */
-    public long elements() {
-        if (shape == null) return 0;
-        long n = 1;
-        for (int dim : shape) n *= dim;
-        return n;
-    }
-
     /** Whether the row is a tensor of a .cact (everything but checkpoint-only leaves). */
     public boolean inCact() {
         return storage != Storage.CHECKPOINT_ONLY;

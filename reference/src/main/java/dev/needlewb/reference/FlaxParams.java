@@ -1,36 +1,36 @@
 package dev.needlewb.reference;
 
 import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.io.NpyArray;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Shape-checked access to a Flax parameter map keyed by '/'-joined paths. Whole arrays are widened
- * once and kept; a layer of a stacked [layers, ...] parameter is widened alone ({@link #layer}).
+ * Shape-checked access to Flax parameters keyed by '/'-joined paths, whichever layout holds them
+ * ({@link FlaxLeaves}). Whole arrays are widened once and kept; a layer of a stacked [layers, ...]
+ * parameter is widened alone ({@link #layer}). Safe to call from several threads.
  */
 final class FlaxParams {
-    private final Map<String, NpyArray> params;
-    private final Map<String, double[]> widened = new HashMap<>();
+    private final FlaxLeaves leaves;
+    private final Map<String, double[]> widened = new ConcurrentHashMap<>();
 
-    FlaxParams(Map<String, NpyArray> params) {
-        this.params = params;
+    FlaxParams(FlaxLeaves leaves) {
+        this.leaves = leaves;
     }
 
     /** True if some key starts with {@code prefix + "/"}. */
     boolean hasTree(String prefix) {
-        return params.keySet().stream().anyMatch(k -> k.startsWith(prefix + "/"));
+        return leaves.hasTree(prefix);
     }
 
     int[] shape(String key) throws WorkbenchException {
-        return array(key).shape().clone();
+        return present(key).clone();
     }
 
     /** The values of {@code key} widened to double, after checking its shape is exactly {@code shape}. */
     double[] get(String key, int... shape) throws WorkbenchException {
-        NpyArray a = checked(key, shape);
-        return widened.computeIfAbsent(key, k -> a.asDoubles());
+        checked(key, shape);
+        return widened.computeIfAbsent(key, leaves::widen);
     }
 
     /**
@@ -38,35 +38,25 @@ final class FlaxParams {
      * widened on its own: a layer's matrix is read once and the whole stack is never widened.
      */
     double[] layer(String key, int layer, int... shape) throws WorkbenchException {
-        NpyArray a = checked(key, shape);
-        int len = a.size() / shape[0];
-        return a.asDoubles(layer * len, len);
+        checked(key, shape);
+        return leaves.widenLayer(key, layer);
     }
 
-    private NpyArray checked(String key, int[] shape) throws WorkbenchException {
-        NpyArray a = array(key);
-        if (!Arrays.equals(a.shape(), shape)) {
+    private void checked(String key, int[] shape) throws WorkbenchException {
+        int[] actual = present(key);
+        if (!Arrays.equals(actual, shape)) {
             throw new WorkbenchException("parameter " + key + ": expected shape " + Arrays.toString(shape)
-                    + ", got " + Arrays.toString(a.shape()));
+                    + ", got " + Arrays.toString(actual));
         }
-        if (!a.descr().equals("<f4") && !a.descr().equals("<f2") && !a.descr().equals("<f8")) {
-            throw new WorkbenchException("parameter " + key + ": expected a float array, got dtype " + a.descr());
+        String descr = leaves.descr(key);
+        if (!descr.equals("<f4") && !descr.equals("<f2") && !descr.equals("<f8")) {
+            throw new WorkbenchException("parameter " + key + ": expected a float array, got dtype " + descr);
         }
-        return a;
     }
 
-    /** A scalar parameter stored as shape () or (1,). */
-    double scalar(String key) throws WorkbenchException {
-        NpyArray a = array(key);
-        if (a.size() != 1) {
-            throw new WorkbenchException("parameter " + key + ": expected a scalar, got shape " + Arrays.toString(a.shape()));
-        }
-        return get(key, a.shape())[0];
-    }
-
-    private NpyArray array(String key) throws WorkbenchException {
-        NpyArray a = params.get(key);
-        if (a == null) throw new WorkbenchException("parameter " + key + " is missing");
-        return a;
+    private int[] present(String key) throws WorkbenchException {
+        int[] shape = leaves.shape(key);
+        if (shape == null) throw new WorkbenchException("parameter " + key + " is missing");
+        return shape;
     }
 }

@@ -1,6 +1,7 @@
 package dev.needlewb.reference;
 
 import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.converter.io.NpyArray;
 import dev.needlewb.converter.model.Geometry;
 import java.util.Map;
@@ -33,7 +34,20 @@ public final class ReferenceModel {
      * @throws WorkbenchException a parameter is missing or its shape does not fit the geometry
      */
     public static ReferenceModel fromFlaxParams(Map<String, NpyArray> params, Geometry geometry) throws WorkbenchException {
-        return new ReferenceModel(geometry, ReferenceWeights.read(new FlaxParams(params), geometry));
+        return new ReferenceModel(geometry, ReferenceWeights.read(new FlaxParams(new StackedLeaves(params)), geometry));
+    }
+
+    /**
+     * The same model over weights in the {@code .cact} / PyTorch layout (a dequantized .cact, a
+     * state dict): each tensor is turned into its Flax form as it is widened, with no stacked copy
+     * of the model in between. Bit for bit the model {@link #fromFlaxParams} makes of
+     * {@code WeightTargets.checkpoint(weights, ...)}.
+     *
+     * @throws WorkbenchException a parameter is missing, its shape does not fit the geometry, or the
+     *     contrastive bias (which Flax does not have) is not zero
+     */
+    public static ReferenceModel fromWeights(ModelWeights weights, Geometry geometry) throws WorkbenchException {
+        return new ReferenceModel(geometry, ReferenceWeights.read(new FlaxParams(new TensorLeaves(weights)), geometry));
     }
 
     public Geometry geometry() {

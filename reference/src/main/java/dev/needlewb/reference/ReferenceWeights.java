@@ -1,6 +1,7 @@
 package dev.needlewb.reference;
 
 import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.converter.convert.ParallelTensors;
 import dev.needlewb.converter.model.Geometry;
 import java.util.List;
 
@@ -30,16 +31,29 @@ record ReferenceWeights(
             throw new WorkbenchException("geometry: engram site " + g.repeatedSite() + " repeats layer " + g.engramSites()[g.repeatedSite()]
                     + ": the reference injects one site per layer (upstream adds both)");
         }
-        double[] embedding = p.get("embedding/embedding", g.vocab(), d);
-        BlockWeights[] blocks = new BlockWeights[g.numLayers()];
-        MhcWeights[] mhc = new MhcWeights[g.numLayers()];
-        for (int l = 0; l < g.numLayers(); l++) {
-            blocks[l] = BlockWeights.read(p, "stack/layers/block", g, l, g.numLayers());
-            mhc[l] = MhcWeights.read(p, g, l);
-        }
-        EngramWeights[] engrams = new EngramWeights[g.numEngramSites()];
-        for (int s = 0; s < engrams.length; s++) engrams[s] = EngramWeights.read(p, g, s);
-        return new ReferenceWeights(embedding, new Matrix(embedding, g.vocab(), d),
+        int layers = g.numLayers();
+        int sites = g.numEngramSites();
+        BlockWeights[] blocks = new BlockWeights[layers];
+        MhcWeights[] mhc = new MhcWeights[layers];
+        EngramWeights[] engrams = new EngramWeights[sites];
+        double[][] embedding = new double[1][];
+        // the layers, engram sites and embedding widened on every thread, largest first
+        long layerSize = (long) d * (2L * g.qDim() + 2L * g.kvDim()) + (long) g.qDim() * d
+                + (long) g.mhcLanes() * d * (2L * g.mhcLanes() + (long) g.mhcLanes() * g.mhcLanes());
+        long siteSize = (long) g.numEngramTables() * g.engramSlots() * g.engramSubDim()
+                + 2L * g.numEngramTables() * g.engramSubDim() * d;
+        ParallelTensors.map(layers + sites + 1, i -> i < layers ? layerSize : i < layers + sites ? siteSize : (long) g.vocab() * d, i -> {
+            if (i < layers) {
+                blocks[i] = BlockWeights.read(p, "stack/layers/block", g, i, layers);
+                mhc[i] = MhcWeights.read(p, g, i);
+            } else if (i < layers + sites) {
+                engrams[i - layers] = EngramWeights.read(p, g, i - layers);
+            } else {
+                embedding[0] = p.get("embedding/embedding", g.vocab(), d);
+            }
+            return null;
+        }, done -> {});
+        return new ReferenceWeights(embedding[0], new Matrix(embedding[0], g.vocab(), d),
                 List.of(blocks), List.of(mhc), p.get("stack/final_norm/scale", d), List.of(engrams),
                 ProbeHead.read(p, "contrastive_head", d, false),
                 ProbeHead.read(p, "confidence_head", d, true),

@@ -45,7 +45,7 @@ public final class ParallelTensors {
     }
 
     /** @param cost how much work task i is, relative to the others (ties keep index order) */
-    static <T> List<T> map(int count, IntToLongFunction cost, Task<T> task, IntConsumer progress) throws WorkbenchException {
+    public static <T> List<T> map(int count, IntToLongFunction cost, Task<T> task, IntConsumer progress) throws WorkbenchException {
         int[] order = IntStream.range(0, count).boxed()
                 .sorted(Comparator.comparingLong((Integer i) -> cost.applyAsLong(i)).reversed())
                 .mapToInt(Integer::intValue).toArray();

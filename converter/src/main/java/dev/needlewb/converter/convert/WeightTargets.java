@@ -40,9 +40,7 @@ public final class WeightTargets {
             NpyArray a = w.tensor(row);
             if (a == null) continue;
             if (row.transform() == Transform.ZERO_FILL) {
-                for (double v : a.asDoubles()) {
-                    if (v != 0) throw new WorkbenchException(row.torchKey() + " is not zero, but the Flax model has no such bias");
-                }
+                requireZero(row, a);
                 continue;
             }
             NpyArray flax = row.transform().inverse(a, row.flaxShape());
@@ -72,5 +70,12 @@ public final class WeightTargets {
             params.put(e.getKey(), new NpyArray(layers.getFirst().descr(), stackRow.get(e.getKey()).flaxShape(), stacked));
         }
         return new FlaxCheckpoint(meta.formatVersion(), new LinkedHashMap<>(params), meta.config(), meta.step(), meta.run());
+    }
+
+    /** A tensor the Flax model does not have (the contrastive bias) can only be left out if it is all zeros. */
+    public static void requireZero(NameRow row, NpyArray a) throws WorkbenchException {
+        for (double v : a.asDoubles()) {
+            if (v != 0) throw new WorkbenchException(row.torchKey() + " is not zero, but the Flax model has no such bias");
+        }
     }
 }

@@ -115,13 +115,13 @@ final class ParityCommand implements Callable<Integer> {
         ReferenceWeights weights = side.weights();
         List<Parity.ReferenceRun> references = new ArrayList<>();
         if (against != null) {
-            references.add(new Parity.ReferenceRun(ReferenceModel.fromFlaxParams(side.against().flaxParams(), side.against().geometry()),
+            references.add(new Parity.ReferenceRun(side.against().reference(),
                     against.toString(), profiles(modes, userProfile, weights.identical() ? null : CONVERTED_PROFILE, quant)));
         }
         if (against == null || !weights.identical()) {
             // With differing --against weights, MODEL's own weights as well: that separates the
             // engines' own error from the quantization error the --against reference measures.
-            references.add(new Parity.ReferenceRun(ReferenceModel.fromFlaxParams(side.own().flaxParams(), geometry),
+            references.add(new Parity.ReferenceRun(side.own().reference(),
                     null, profiles(modes, userProfile, null, quant)));
         }
         TorchSource torch = modes.contains(EngineMode.TORCH) ? torchSource(geometry, side.own()) : null;
@@ -154,7 +154,7 @@ final class ParityCommand implements Callable<Integer> {
             }
         }
         ModelSource own = ModelSource.load(model, null);
-        if (against == null) return new ReferenceSide(own, null, ReferenceWeights.own(model.toString(), own.flaxParams().size()));
+        if (against == null) return new ReferenceSide(own, null, ReferenceWeights.own(model.toString(), own.flaxLeafCount()));
         ModelSource other = ModelSource.load(against, like != null ? like : model);
         checkSameGeometry(geometry, other.geometry());
         return new ReferenceSide(own, other, ReferenceWeights.compare(against.toString(), own.flaxParams(), other.flaxParams()));

@@ -85,7 +85,7 @@ final class ReferenceCommand implements Callable<Integer> {
         long t0 = System.nanoTime();
         ModelSource source = ModelSource.load(model, like);
         int[] ids = input.resolve(source.tokenizer(), tokenizer, source.geometry().vocab());
-        ReferenceModel ref = ReferenceModel.fromFlaxParams(source.flaxParams(), source.geometry());
+        ReferenceModel ref = source.reference();
         ForwardOptions options = ForwardOptions.DEFAULT.withQuant(quant).withInt8Kv(int8Kv);
         if (kvBits < 8) options = options.withKvBits(kvBits);
         if (window > 0) options = options.withWindow(window, sinks);

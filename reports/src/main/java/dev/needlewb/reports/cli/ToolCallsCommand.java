@@ -113,7 +113,7 @@ final class ToolCallsCommand implements Callable<Integer> {
                 if (!source.geometry().equals(cact.geometry())) {
                     throw new WorkbenchException(against + ": its geometry differs from " + model + "'s");
                 }
-                reference = ReferenceModel.fromFlaxParams(source.flaxParams(), source.geometry());
+                reference = source.reference();
             }
             ReferenceModel referenceModel = reference;
             long total = (long) cases.size() * names.size();

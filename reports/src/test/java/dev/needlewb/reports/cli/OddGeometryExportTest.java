@@ -26,7 +26,6 @@ import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
 import dev.needlewb.engine.Session;
 import dev.needlewb.reference.ForwardOptions;
-import dev.needlewb.reference.ReferenceModel;
 import dev.needlewb.reference.SyntheticParams;
 import dev.needlewb.reports.report.Report;
 import java.lang.foreign.ValueLayout;
@@ -312,7 +311,7 @@ class OddGeometryExportTest {
         Path file = exports.get(c);
         int[] ids = Arrays.stream(TOKENS.split(",")).mapToInt(Integer::parseInt).toArray();
         ModelSource source = ModelSource.load(file, null);
-        double[][] want = ReferenceModel.fromFlaxParams(source.flaxParams(), source.geometry()).forward(ids, ForwardOptions.DEFAULT);
+        double[][] want = source.reference().forward(ids, ForwardOptions.DEFAULT);
         double worst = 0;
         try (Engine e = Engine.open(file, EngineOptions.exact(ids.length))) {
             Session s = e.newSession();

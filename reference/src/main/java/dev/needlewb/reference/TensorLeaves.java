@@ -3,8 +3,8 @@ package dev.needlewb.reference;
 import dev.needlewb.converter.WorkbenchException;
 import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.converter.convert.WeightTargets;
+import dev.needlewb.converter.io.NpyArray;
 import dev.needlewb.converter.names.NameRow;
-import dev.needlewb.converter.names.Transform;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -24,13 +24,7 @@ final class TensorLeaves implements FlaxLeaves {
 
     TensorLeaves(ModelWeights weights) throws WorkbenchException {
         this.weights = weights;
-        for (NameRow row : weights.names().rows()) {
-            var tensor = weights.tensor(row);
-            if (tensor == null) continue;
-            if (row.transform() == Transform.ZERO_FILL) {
-                WeightTargets.requireZero(row, tensor);
-                continue;
-            }
+        for (NameRow row : WeightTargets.flaxRows(weights)) {
             int slots = row.transform().perLayer() ? row.flaxShape()[0] : 1;
             rowsByPath.computeIfAbsent(row.flaxPath(), k -> new NameRow[slots])[Math.max(0, row.layer())] = row;
         }
@@ -55,12 +49,10 @@ final class TensorLeaves implements FlaxLeaves {
     public double[] widen(String key) {
         NameRow[] rows = rowsByPath.get(key);
         if (!rows[0].transform().perLayer()) return flax(rows[0]);
-        double[][] layers = new double[rows.length][];
-        int total = 0;
-        for (int l = 0; l < rows.length; l++) total += (layers[l] = flax(rows[l])).length;
-        double[] out = new double[total];
-        for (int l = 0, at = 0; l < rows.length; at += layers[l].length, l++) {
-            System.arraycopy(layers[l], 0, out, at, layers[l].length);
+        double[] out = new double[Math.toIntExact(NpyArray.elementCount(rows[0].flaxShape()))];
+        for (int l = 0; l < rows.length; l++) {
+            double[] layer = flax(rows[l]);
+            System.arraycopy(layer, 0, out, l * layer.length, layer.length);
         }
         return out;
     }

@@ -36,13 +36,8 @@ public final class WeightTargets {
         Map<String, NpyArray> params = new TreeMap<>(FlaxParamShapes.TREE_ORDER);
         Map<String, List<NpyArray>> stacks = new LinkedHashMap<>();
         Map<String, NameRow> stackRow = new LinkedHashMap<>();
-        for (NameRow row : w.names().rows()) {
+        for (NameRow row : flaxRows(w)) {
             NpyArray a = w.tensor(row);
-            if (a == null) continue;
-            if (row.transform() == Transform.ZERO_FILL) {
-                requireZero(row, a);
-                continue;
-            }
             NpyArray flax = row.transform().inverse(a, row.flaxShape());
             if (!row.transform().perLayer()) {
                 params.put(row.flaxPath(), flax);
@@ -72,10 +67,23 @@ public final class WeightTargets {
         return new FlaxCheckpoint(meta.formatVersion(), new LinkedHashMap<>(params), meta.config(), meta.step(), meta.run());
     }
 
-    /** A tensor the Flax model does not have (the contrastive bias) can only be left out if it is all zeros. */
-    public static void requireZero(NameRow row, NpyArray a) throws WorkbenchException {
-        for (double v : a.asDoubles()) {
-            if (v != 0) throw new WorkbenchException(row.torchKey() + " is not zero, but the Flax model has no such bias");
+    /**
+     * The rows of {@code w} that hold a Flax leaf (or one layer of it), in name-map order: those with
+     * weights, less the contrastive bias, which the Flax model does not have and which must be zero.
+     */
+    public static List<NameRow> flaxRows(ModelWeights w) throws WorkbenchException {
+        List<NameRow> rows = new ArrayList<>();
+        for (NameRow row : w.names().rows()) {
+            NpyArray a = w.tensor(row);
+            if (a == null) continue;
+            if (row.transform() == Transform.ZERO_FILL) {
+                for (double v : a.asDoubles()) {
+                    if (v != 0) throw new WorkbenchException(row.torchKey() + " is not zero, but the Flax model has no such bias");
+                }
+                continue;
+            }
+            rows.add(row);
         }
+        return rows;
     }
 }

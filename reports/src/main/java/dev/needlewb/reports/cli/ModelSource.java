@@ -6,6 +6,7 @@ import dev.needlewb.converter.convert.Format;
 import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.converter.convert.StateDictFiles;
 import dev.needlewb.converter.convert.WeightSources;
+import dev.needlewb.converter.convert.WeightTargets;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.reports.convert.FlaxTree;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
@@ -14,7 +15,6 @@ import dev.needlewb.converter.io.NpyArray;
 import dev.needlewb.converter.model.Geometry;
 import dev.needlewb.converter.names.NameMap;
 import dev.needlewb.converter.names.NameRow;
-import dev.needlewb.converter.names.Transform;
 import dev.needlewb.reference.ReferenceModel;
 import java.nio.file.Path;
 import java.util.Map;
@@ -82,11 +82,9 @@ final class ModelSource {
     }
 
     /** How many leaves the weights' Flax parameter tree has (without building it). */
-    int flaxLeafCount() {
+    int flaxLeafCount() throws WorkbenchException {
         if (weights == null) return flaxParams.size();
-        return (int) weights.names().rows().stream()
-                .filter(row -> row.transform() != Transform.ZERO_FILL && weights.tensor(row) != null)
-                .map(NameRow::flaxPath).distinct().count();
+        return (int) WeightTargets.flaxRows(weights).stream().map(NameRow::flaxPath).distinct().count();
     }
 
     /** The weights as a Flax parameter tree ('/'-joined paths, kernels [in, out], layers stacked), built on first use. */

@@ -1,7 +1,7 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.converter.model.Geometry;
-import dev.needlewb.converter.simd.VectorWidth;
+import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.simd.VectorWidth;
 import dev.needlewb.engine.kernel.Lanes;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
 import java.lang.foreign.Arena;

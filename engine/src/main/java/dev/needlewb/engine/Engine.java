@@ -1,10 +1,10 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.converter.FormatException;
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.FormatException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactFormat;
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.model.Geometry;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.engine.kernel.RowPool;
 import java.nio.file.Path;

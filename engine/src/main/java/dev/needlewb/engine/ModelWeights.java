@@ -2,14 +2,14 @@ package dev.needlewb.engine;
 
 import static dev.needlewb.converter.names.ModelTensor.*;
 
-import dev.needlewb.converter.FormatException;
+import dev.needlewb.core.FormatException;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.cq.CqNibbles;
 import dev.needlewb.converter.cq.InvalidCodeException;
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.model.Geometry;
 import dev.needlewb.converter.names.TensorName;
 import dev.needlewb.engine.kernel.Activation;
 import dev.needlewb.engine.kernel.CodeLayout;

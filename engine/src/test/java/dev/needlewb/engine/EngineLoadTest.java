@@ -3,7 +3,7 @@ package dev.needlewb.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.needlewb.converter.FormatException;
+import dev.needlewb.core.FormatException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.golden.Golden;

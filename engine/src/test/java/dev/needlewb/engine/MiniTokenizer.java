@@ -2,8 +2,8 @@ package dev.needlewb.engine;
 
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.TensorRecord;
-import dev.needlewb.converter.tokenizer.Tokenizer;
-import dev.needlewb.converter.tokenizer.TokenizerVocab;
+import dev.needlewb.core.tokenizer.Tokenizer;
+import dev.needlewb.core.tokenizer.TokenizerVocab;
 
 /** The tokenizer a test's open {@code .cact} stores in its last tensor. */
 public final class MiniTokenizer {

@@ -2,7 +2,7 @@ package dev.needlewb.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.needlewb.converter.simd.VectorWidth;
+import dev.needlewb.core.simd.VectorWidth;
 import dev.needlewb.engine.kernel.NumericMode;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,6 +1,6 @@
 package dev.needlewb.reference;
 
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.model.Geometry;
 
 /**
  * Grouped-query attention of one Block for positions [pos, pos + count): projections, per-head

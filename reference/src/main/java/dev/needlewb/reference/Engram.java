@@ -1,7 +1,7 @@
 package dev.needlewb.reference;
 
-import dev.needlewb.converter.model.EngramHash;
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.model.EngramHash;
+import dev.needlewb.core.model.Geometry;
 
 /**
  * The key and value an engram site injects at positions [pos, pos + count): hashed table rows

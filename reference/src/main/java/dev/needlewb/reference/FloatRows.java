@@ -1,6 +1,6 @@
 package dev.needlewb.reference;
 
-import dev.needlewb.converter.simd.VectorWidth;
+import dev.needlewb.core.simd.VectorWidth;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;

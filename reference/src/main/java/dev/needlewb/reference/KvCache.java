@@ -1,6 +1,6 @@
 package dev.needlewb.reference;
 
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.io.NpyArray;
 
 /**
  * The attention keys and values of every layer, [layer][kv head][position][head_dim]: K after

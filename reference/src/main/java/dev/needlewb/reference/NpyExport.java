@@ -1,6 +1,6 @@
 package dev.needlewb.reference;
 
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.io.NpyArray;
 
 /** The reference's Java arrays as float64 npy arrays, for writing .npz files with {@code Npz.write}. */
 public final class NpyExport {

@@ -1,6 +1,6 @@
 package dev.needlewb.reference;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 
 /** A probe head: attention-pooling probes [count, d], a projection [count*d, out], an optional bias. */
 record ProbeHead(double[] probes, int count, Matrix proj, double[] bias) {

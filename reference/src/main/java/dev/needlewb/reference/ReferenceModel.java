@@ -1,9 +1,9 @@
 package dev.needlewb.reference;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.convert.ModelWeights;
-import dev.needlewb.converter.io.NpyArray;
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.io.NpyArray;
+import dev.needlewb.core.model.Geometry;
 import java.util.Map;
 
 /**

@@ -1,8 +1,8 @@
 package dev.needlewb.reference;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.convert.ParallelTensors;
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.model.Geometry;
 import java.util.List;
 
 /** Every weight the reference reads, widened to float64, checked against the geometry. */

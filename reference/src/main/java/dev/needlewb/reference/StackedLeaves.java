@@ -1,6 +1,6 @@
 package dev.needlewb.reference;
 
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.io.NpyArray;
 import java.util.Map;
 
 /** Flax leaves as a checkpoint holds them: one array per path, per-layer parameters stacked on axis 0. */

@@ -1,6 +1,6 @@
 package dev.needlewb.reference;
 
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.io.NpyArray;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;

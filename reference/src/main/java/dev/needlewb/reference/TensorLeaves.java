@@ -1,9 +1,9 @@
 package dev.needlewb.reference;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.converter.convert.WeightTargets;
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.names.NameRow;
 import java.util.Arrays;
 import java.util.HashMap;

@@ -1,6 +1,6 @@
 package dev.needlewb.reference;
 
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.model.Geometry;
 
 /**
  * The mHC stack (upstream {@code Stack} / the layer loop of {@code decode._forward_cached}) for

@@ -3,9 +3,9 @@ package dev.needlewb.reference;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.io.NpyArray;
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.io.NpyArray;
+import dev.needlewb.core.model.Geometry;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,9 +1,9 @@
 package dev.needlewb.reference;
 
-import dev.needlewb.converter.model.EngramHash;
+import dev.needlewb.core.model.EngramHash;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.model.Geometry;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 

@@ -2,7 +2,7 @@ package dev.needlewb.reference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

@@ -2,10 +2,10 @@ package dev.needlewb.reference;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
-import dev.needlewb.converter.io.NpyArray;
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.io.NpyArray;
+import dev.needlewb.core.model.Geometry;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Path;
 import java.util.Arrays;

@@ -3,14 +3,14 @@ package dev.needlewb.reference;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.converter.convert.WeightSources;
 import dev.needlewb.converter.convert.WeightTargets;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
-import dev.needlewb.converter.io.NpyArray;
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.io.NpyArray;
+import dev.needlewb.core.model.Geometry;
 import dev.needlewb.converter.names.NameRow;
 import dev.needlewb.converter.names.Transform;
 import dev.needlewb.golden.Golden;

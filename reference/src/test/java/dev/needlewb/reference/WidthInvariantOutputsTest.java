@@ -2,7 +2,7 @@ package dev.needlewb.reference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.needlewb.converter.simd.VectorWidth;
+import dev.needlewb.core.simd.VectorWidth;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;

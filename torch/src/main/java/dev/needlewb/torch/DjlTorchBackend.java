@@ -3,11 +3,11 @@ package dev.needlewb.torch;
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDManager;
 import ai.djl.pytorch.jni.JniUtils;
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.io.NpyArray;
-import dev.needlewb.converter.model.Geometry;
-import dev.needlewb.reports.torch.TorchBackend;
-import dev.needlewb.reports.torch.TorchModel;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.io.NpyArray;
+import dev.needlewb.core.model.Geometry;
+import dev.needlewb.engine.torch.TorchBackend;
+import dev.needlewb.engine.torch.TorchModel;
 import java.util.Map;
 
 /**

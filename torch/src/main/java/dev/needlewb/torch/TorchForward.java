@@ -6,10 +6,10 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
-import dev.needlewb.converter.model.EngramHash;
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.model.EngramHash;
+import dev.needlewb.core.model.Geometry;
 import dev.needlewb.engine.TapSink;
-import dev.needlewb.reports.torch.TorchModel;
+import dev.needlewb.engine.torch.TorchModel;
 
 /**
  * The full-sequence forward of SPEC section 3 with quant=False in float32 on libtorch, operation by

@@ -3,8 +3,8 @@ package dev.needlewb.torch;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.model.Geometry;
 
 /**
  * Every weight the forward reads, as float32 tensors under one manager (the reference's parameter

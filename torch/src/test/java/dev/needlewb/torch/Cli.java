@@ -1,6 +1,6 @@
 package dev.needlewb.torch;
 
-import dev.needlewb.reports.cli.Main;
+import dev.needlewb.cli.Main;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 

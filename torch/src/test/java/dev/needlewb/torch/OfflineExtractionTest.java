@@ -22,7 +22,7 @@ class OfflineExtractionTest {
         Path out = home.resolve("parity");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder pb = new ProcessBuilder(java, "--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
-                "-Duser.home=" + home, "-cp", System.getProperty("java.class.path"), "dev.needlewb.reports.cli.Main",
+                "-Duser.home=" + home, "-cp", System.getProperty("java.class.path"), "dev.needlewb.cli.Main",
                 "parity", Golden.mini("mini.cact").toString(), "--tokens", "1,5,9,12", "--engine", "torch", "--out", out.toString());
         pb.environment().put("HOME", home.toString());
         pb.environment().remove("ENGINE_CACHE_DIR");

@@ -10,8 +10,8 @@ import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
 import dev.needlewb.engine.Session;
 import dev.needlewb.golden.Golden;
-import dev.needlewb.reports.convert.FlaxTree;
-import dev.needlewb.reports.torch.TorchPrefill;
+import dev.needlewb.converter.flax.FlaxTree;
+import dev.needlewb.engine.torch.TorchPrefill;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -87,14 +87,14 @@ class TorchPrefillTest {
         return JSON.convertValue(Golden.json(Golden.mini("sequences.json")).at("/" + name + "/tokens"), int[].class);
     }
 
-    static dev.needlewb.converter.model.Geometry geometry() throws Exception {
+    static dev.needlewb.core.model.Geometry geometry() throws Exception {
         try (CactFile cact = CactFile.open(Golden.mini("mini.cact"))) {
             return cact.geometry();
         }
     }
 
     /** The mini model's weights dequantized into the Flax tree, as the CLI's model loading gives them. */
-    static Map<String, dev.needlewb.converter.io.NpyArray> dequantized() throws Exception {
+    static Map<String, dev.needlewb.core.io.NpyArray> dequantized() throws Exception {
         try (CactFile cact = CactFile.open(Golden.mini("mini.cact"))) {
             return FlaxTree.dequantized(cact);
         }

@@ -2,7 +2,7 @@ package dev.needlewb.torch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.safetensors.Safetensors;
 import dev.needlewb.golden.Golden;
 import java.io.OutputStream;

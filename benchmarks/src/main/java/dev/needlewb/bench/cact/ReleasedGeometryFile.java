@@ -1,6 +1,6 @@
 package dev.needlewb.bench.cact;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactWriter;
 import dev.needlewb.converter.names.ProbeHead;
 import dev.needlewb.converter.synth.SyntheticCact;

@@ -1,7 +1,7 @@
 package dev.needlewb.bench.convert;
 
 import dev.needlewb.bench.Fork;
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactModel;
 import dev.needlewb.converter.cact.CactWriter;
 import dev.needlewb.converter.convert.ConvertRequest;
@@ -10,7 +10,7 @@ import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxCheckpointWriter;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.converter.flax.FlaxParamShapes;
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.names.ProbeHead;
 import dev.needlewb.converter.synth.SyntheticCact;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package dev.needlewb.bench.cq;
 
 import dev.needlewb.bench.Fork;
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cq.CqCodes;
 import dev.needlewb.converter.cq.CqQuantizer;
 import java.util.SplittableRandom;

@@ -1,11 +1,11 @@
 package dev.needlewb.bench.study;
 
 import dev.needlewb.bench.Fork;
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cq.CqCodes;
 import dev.needlewb.converter.cq.CqQuantizer;
-import dev.needlewb.converter.cq.IdempotenceRound;
-import dev.needlewb.converter.cq.IdempotenceStudy;
+import dev.needlewb.reports.study.IdempotenceRound;
+import dev.needlewb.reports.study.IdempotenceStudy;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -2,12 +2,12 @@ package dev.needlewb.bench.study;
 
 import dev.needlewb.bench.Fork;
 import dev.needlewb.bench.cact.ReleasedGeometryFile;
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cq.CqBlob;
 import dev.needlewb.converter.cq.CqQuantizer;
-import dev.needlewb.converter.cq.IdempotenceStudy;
+import dev.needlewb.reports.study.IdempotenceStudy;
 import dev.needlewb.converter.cq.InvalidCodeException;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,9 +1,9 @@
 package dev.needlewb.bench.tokenizer;
 
 import dev.needlewb.bench.Fork;
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.tokenizer.SentencePieceModel;
-import dev.needlewb.converter.tokenizer.Tokenizer;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.tokenizer.SentencePieceModel;
+import dev.needlewb.core.tokenizer.Tokenizer;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

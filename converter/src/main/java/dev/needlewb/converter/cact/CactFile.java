@@ -1,13 +1,13 @@
 package dev.needlewb.converter.cact;
 
-import dev.needlewb.converter.FormatException;
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.FormatException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cq.CqBlob;
 import dev.needlewb.converter.cq.CqCodebooks;
 import dev.needlewb.converter.cq.CqDequantizer;
 import dev.needlewb.converter.cq.CqPacking;
 import dev.needlewb.converter.cq.InvalidCodeException;
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.model.Geometry;
 import dev.needlewb.converter.names.ModelTensor;
 import dev.needlewb.converter.names.ProbeHead;
 import java.io.IOException;

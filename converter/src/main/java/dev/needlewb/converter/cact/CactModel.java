@@ -1,7 +1,7 @@
 package dev.needlewb.converter.cact;
 
 import dev.needlewb.converter.cq.CqCodebooks;
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.model.Geometry;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,9 +1,9 @@
 package dev.needlewb.converter.cact;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cq.CqCodebooks;
-import dev.needlewb.converter.io.AtomicFileWriter;
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.io.AtomicFileWriter;
+import dev.needlewb.core.model.Geometry;
 import dev.needlewb.converter.names.ModelTensor;
 import dev.needlewb.converter.names.ProbeHead;
 import java.io.ByteArrayOutputStream;

@@ -1,6 +1,6 @@
 package dev.needlewb.converter.cact;
 
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.model.Geometry;
 import java.util.Arrays;
 
 /**

@@ -1,6 +1,6 @@
 package dev.needlewb.converter.convert;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactFormat;
@@ -15,13 +15,13 @@ import dev.needlewb.converter.flax.FlaxCheckpointWriter;
 import dev.needlewb.converter.flax.FlaxParamShapes;
 import dev.needlewb.converter.flax.KvBudget;
 import dev.needlewb.converter.flax.LoraAdapter;
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.names.BitsMap;
 import dev.needlewb.converter.names.NameMap;
 import dev.needlewb.converter.names.NameRow;
 import dev.needlewb.converter.names.Storage;
 import dev.needlewb.converter.names.Transform;
-import dev.needlewb.converter.tokenizer.SentencePieceModel;
+import dev.needlewb.core.tokenizer.SentencePieceModel;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

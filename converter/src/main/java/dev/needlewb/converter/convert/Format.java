@@ -1,6 +1,6 @@
 package dev.needlewb.converter.convert;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import java.nio.file.Path;
 import java.util.Locale;
 

@@ -1,6 +1,6 @@
 package dev.needlewb.converter.convert;
 
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.names.NameMap;
 import dev.needlewb.converter.names.NameRow;
 import java.util.Collections;

@@ -1,7 +1,7 @@
 package dev.needlewb.converter.convert;
 
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.names.NameRow;
 import java.util.ArrayList;
 import java.util.Comparator;

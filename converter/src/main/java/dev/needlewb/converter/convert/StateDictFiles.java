@@ -1,8 +1,8 @@
 package dev.needlewb.converter.convert;
 
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.io.AtomicFileWriter;
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.io.AtomicFileWriter;
+import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.safetensors.Safetensors;
 import dev.needlewb.converter.torch.TorchStateDict;
 import java.io.BufferedOutputStream;

@@ -1,14 +1,14 @@
 package dev.needlewb.converter.convert;
 
-import dev.needlewb.converter.FormatException;
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.FormatException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.converter.flax.FlaxParamShapes;
 import dev.needlewb.converter.flax.KvBudget;
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.names.HeadShape;
 import dev.needlewb.converter.names.ModelTensor;
 import dev.needlewb.converter.names.NameMap;

@@ -1,9 +1,9 @@
 package dev.needlewb.converter.convert;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxParamShapes;
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.names.NameRow;
 import dev.needlewb.converter.names.Transform;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.needlewb.converter.cq;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import java.util.stream.IntStream;
 
 /**
@@ -15,7 +15,7 @@ import java.util.stream.IntStream;
  * upstream's zero padding of the {@code [rows, cols]} dequantized matrix gives the next round.
  * Group g's codes and weights start at {@code g * group}, its norm is {@code norms[g]}.
  */
-final class CqGroupMap {
+public final class CqGroupMap {
     /** About this many weights make one task of a parallel pass. */
     static final int TASK_WEIGHTS = 1 << 16;
 
@@ -28,7 +28,7 @@ final class CqGroupMap {
     private final int lastGroupWidth;
     private final NumpyMatmulOrder[] orders;
 
-    CqGroupMap(String tensor, CqQuantizer quantizer, int cols) {
+    public CqGroupMap(String tensor, CqQuantizer quantizer, int cols) {
         this.tensor = tensor;
         this.quantizer = quantizer;
         this.scaledCodebook = new ScaledCodebook(quantizer.codebook());
@@ -39,15 +39,15 @@ final class CqGroupMap {
     }
 
     /** The groups upstream's dequantization is reproduced for bit for bit. */
-    static boolean supportsGroup(int group) {
+    public static boolean supportsGroup(int group) {
         return group == 64 || group == 128;
     }
 
-    String tensor() {
+    public String tensor() {
         return tensor;
     }
 
-    int group() {
+    public int group() {
         return group;
     }
 
@@ -57,21 +57,21 @@ final class CqGroupMap {
     }
 
     /** Groups per task of a parallel pass. */
-    int groupsPerTask() {
+    public int groupsPerTask() {
         return Math.max(1, TASK_WEIGHTS / group);
     }
 
     /** Sum of squares and the largest absolute value of the weight changes a dequantization made. */
-    record Change(double sumSquares, double maxAbs) {
-        static final Change NONE = new Change(0, 0);
+    public record Change(double sumSquares, double maxAbs) {
+        public static final Change NONE = new Change(0, 0);
 
-        Change plus(Change o) {
+        public Change plus(Change o) {
             return new Change(sumSquares + o.sumSquares, Math.max(maxAbs, o.maxAbs));
         }
     }
 
     /** The scratch of one thread: a group coder, the Hadamard product and the meter of the weights it replaces. */
-    final class Scratch {
+    public final class Scratch {
         private final CqQuantizer.GroupCoder coder = quantizer.coder();
         private final HadamardMatmul matmul = new HadamardMatmul(group);
         private final float[] scaled = new float[group];
@@ -79,12 +79,12 @@ final class CqGroupMap {
         private final WeightChangeMeter meter = new WeightChangeMeter();
 
         /** The change of every weight replaced through this scratch so far. */
-        Change change() {
+        public Change change() {
             return meter.change();
         }
     }
 
-    Scratch scratch() {
+    public Scratch scratch() {
         return new Scratch();
     }
 
@@ -92,7 +92,7 @@ final class CqGroupMap {
      * Quantizes group g's weights {@code weights[at, at + group)} into {@code codes[codeAt ..)} and
      * {@code norms[normAt]}; returns the failure that stopped it, or null.
      */
-    CqQuantizer.Failure quantizeGroup(int g, float[] weights, int at, byte[] codes, int codeAt, short[] norms,
+    public CqQuantizer.Failure quantizeGroup(int g, float[] weights, int at, byte[] codes, int codeAt, short[] norms,
             int normAt, Scratch s) {
         int row = g / groupsPerRow;
         return s.coder.quantize(weights, at, group, row, (g - row * groupsPerRow) * group, codes, codeAt, norms, normAt);
@@ -102,7 +102,7 @@ final class CqGroupMap {
      * Dequantizes group g from its codes {@code codes[codeAt ..)} and float16 norm into
      * {@code weights[at, at + group)}, metering the change of its real columns in {@code s}.
      */
-    void dequantizeGroup(int g, byte[] codes, int codeAt, short norm, float[] weights, int at, Scratch s) {
+    public void dequantizeGroup(int g, byte[] codes, int codeAt, short norm, float[] weights, int at, Scratch s) {
         int inRow = g % groupsPerRow;
         scaledCodebook.lookup(codes, codeAt, group, Float.float16ToFloat(norm), s.scaled, 0);
         s.matmul.multiply(s.scaled, 0, orders[inRow], s.out, 0);
@@ -114,7 +114,7 @@ final class CqGroupMap {
      * change from the weights they replace (real columns only). Split over the common pool in
      * fixed chunks merged in order, so the sums do not depend on scheduling.
      */
-    Change dequantize(int[] ids, int count, byte[] codes, short[] norms, float[] weights) {
+    public Change dequantize(int[] ids, int count, byte[] codes, short[] norms, float[] weights) {
         int perTask = groupsPerTask();
         int tasks = (count + perTask - 1) / perTask;
         IntStream range = IntStream.range(0, tasks);
@@ -133,7 +133,7 @@ final class CqGroupMap {
     }
 
     /** Group g's state after {@code steps} applications of the map, from (codes, norm) given for it alone. */
-    CqCodes iterate(int g, byte[] groupCodes, short groupNorm, int steps) throws WorkbenchException {
+    public CqCodes iterate(int g, byte[] groupCodes, short groupNorm, int steps) throws WorkbenchException {
         Scratch s = scratch();
         byte[] codes = groupCodes.clone();
         short[] norms = {groupNorm};

@@ -1,8 +1,8 @@
 package dev.needlewb.converter.cq;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cq.codebook.Codebooks;
-import dev.needlewb.converter.simd.VectorWidth;
+import dev.needlewb.core.simd.VectorWidth;
 import java.util.Comparator;
 import java.util.Objects;
 import java.util.Optional;
@@ -133,8 +133,8 @@ public final class CqQuantizer {
     }
 
     /** Why a group could not be quantized: a non-finite weight at (row, col), or a group norm beyond float16. */
-    record Failure(int row, int col, double value, boolean normOverflow) {
-        WorkbenchException toException(String tensor, int group) {
+    public record Failure(int row, int col, double value, boolean normOverflow) {
+        public WorkbenchException toException(String tensor, int group) {
             if (normOverflow) {
                 return new WorkbenchException("tensor " + tensor + ": group " + col / group + " of row " + row
                         + " (columns " + col + ".." + (col + group - 1) + ") has L2 norm " + String.format("%.6g", value)

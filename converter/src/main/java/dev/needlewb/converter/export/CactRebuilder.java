@@ -1,6 +1,6 @@
 package dev.needlewb.converter.export;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactModel;
@@ -13,8 +13,8 @@ import dev.needlewb.converter.convert.TensorConversion;
 import dev.needlewb.converter.cq.CqBlob;
 import dev.needlewb.converter.cq.CqPacking;
 import dev.needlewb.converter.cq.CqQuantizer;
-import dev.needlewb.converter.io.NpyArray;
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.io.NpyArray;
+import dev.needlewb.core.model.Geometry;
 import dev.needlewb.converter.names.NameRow;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,7 +1,7 @@
 package dev.needlewb.converter.flax;
 
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.io.NpyArray;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,8 +1,8 @@
 package dev.needlewb.converter.flax;
 
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.io.AtomicFileWriter;
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.io.AtomicFileWriter;
+import dev.needlewb.core.io.NpyArray;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
 import java.nio.channels.Channels;

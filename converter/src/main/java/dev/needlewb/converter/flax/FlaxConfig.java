@@ -1,7 +1,7 @@
 package dev.needlewb.converter.flax;
 
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.model.Geometry;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;

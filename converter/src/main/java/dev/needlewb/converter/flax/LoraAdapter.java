@@ -1,8 +1,8 @@
 package dev.needlewb.converter.flax;
 
-import dev.needlewb.converter.FormatException;
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.FormatException;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.io.NpyArray;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package dev.needlewb.converter.flax;
 
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.pickle.AllowListUnpickler;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;

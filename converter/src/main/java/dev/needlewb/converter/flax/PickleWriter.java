@@ -2,7 +2,7 @@ package dev.needlewb.converter.flax;
 
 import static dev.needlewb.converter.pickle.PickleOp.*;
 
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.pickle.PickleEmitter;
 import java.io.IOException;
 import java.io.OutputStream;

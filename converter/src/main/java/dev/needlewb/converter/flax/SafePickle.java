@@ -1,7 +1,7 @@
 package dev.needlewb.converter.flax;
 
-import dev.needlewb.converter.FormatException;
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.FormatException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.pickle.AllowListUnpickler;
 import dev.needlewb.converter.pickle.PickleScanner;
 import java.io.IOException;
@@ -16,7 +16,7 @@ import java.util.Set;
  *
  * <p>The result is a tree of {@code Map} (insertion order), {@code List} (tuples and lists),
  * {@code String}, {@code Long}, {@code BigInteger}, {@code Double}, {@code Boolean},
- * {@code byte[]}, {@code null} and {@link dev.needlewb.converter.io.NpyArray} (C order,
+ * {@code byte[]}, {@code null} and {@link dev.needlewb.core.io.NpyArray} (C order,
  * little-endian). Accepted arrays: float16/32/64, int8-64, uint8-64 and bool, either byte
  * order, C or Fortran order, 0-d; pickle protocols 2 to 5 with in-band data.
  *

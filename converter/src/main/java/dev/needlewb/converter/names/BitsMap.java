@@ -1,6 +1,6 @@
 package dev.needlewb.converter.names;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cq.CqPacking;
 import java.util.LinkedHashMap;
 import java.util.Map;

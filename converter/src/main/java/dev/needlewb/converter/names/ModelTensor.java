@@ -19,7 +19,7 @@ import static dev.needlewb.converter.names.Transform.TABLE_RESHAPE;
 import static dev.needlewb.converter.names.Transform.TRANSPOSE;
 import static dev.needlewb.converter.names.Transform.ZERO_FILL;
 
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.model.Geometry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;

@@ -1,9 +1,9 @@
 package dev.needlewb.converter.names;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.converter.flax.FlaxParamShapes;
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.model.Geometry;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

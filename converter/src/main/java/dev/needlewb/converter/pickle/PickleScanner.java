@@ -2,7 +2,7 @@ package dev.needlewb.converter.pickle;
 
 import static dev.needlewb.converter.pickle.PickleOp.*;
 
-import dev.needlewb.converter.FormatException;
+import dev.needlewb.core.FormatException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.CharacterCodingException;

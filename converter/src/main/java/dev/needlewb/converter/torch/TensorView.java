@@ -1,7 +1,7 @@
 package dev.needlewb.converter.torch;
 
-import dev.needlewb.converter.FormatException;
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.FormatException;
+import dev.needlewb.core.io.NpyArray;
 import java.nio.file.Path;
 import java.util.Arrays;
 

@@ -2,10 +2,10 @@ package dev.needlewb.converter.torch;
 
 import static dev.needlewb.converter.pickle.PickleOp.*;
 
-import dev.needlewb.converter.FormatException;
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.io.AtomicFileWriter;
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.FormatException;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.io.AtomicFileWriter;
+import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.pickle.AllowListUnpickler;
 import dev.needlewb.converter.pickle.PickleEmitter;
 import dev.needlewb.converter.pickle.PickleScanner;

@@ -1,6 +1,6 @@
 package dev.needlewb.converter.torch;
 
-import dev.needlewb.converter.FormatException;
+import dev.needlewb.core.FormatException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

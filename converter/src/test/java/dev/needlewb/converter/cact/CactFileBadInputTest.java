@@ -3,7 +3,7 @@ package dev.needlewb.converter.cact;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.needlewb.converter.FormatException;
+import dev.needlewb.core.FormatException;
 import dev.needlewb.golden.Golden;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;

@@ -3,14 +3,14 @@ package dev.needlewb.converter.convert;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactWriter;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.converter.flax.FlaxCheckpointWriter;
-import dev.needlewb.converter.io.NpyArray;
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.io.NpyArray;
+import dev.needlewb.core.model.Geometry;
 import dev.needlewb.converter.names.ProbeHead;
 import dev.needlewb.converter.safetensors.Safetensors;
 import dev.needlewb.converter.synth.SyntheticCact;

@@ -2,7 +2,7 @@ package dev.needlewb.converter.cq;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.golden.Golden;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;

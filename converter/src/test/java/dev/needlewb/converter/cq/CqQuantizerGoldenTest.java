@@ -2,8 +2,8 @@ package dev.needlewb.converter.cq;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Path;
 import java.util.ArrayList;

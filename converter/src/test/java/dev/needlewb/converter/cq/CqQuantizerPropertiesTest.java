@@ -3,7 +3,7 @@ package dev.needlewb.converter.cq;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;

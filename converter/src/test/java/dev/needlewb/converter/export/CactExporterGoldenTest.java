@@ -11,7 +11,7 @@ import dev.needlewb.converter.convert.WeightSources;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.converter.names.BitsMap;
-import dev.needlewb.converter.tokenizer.SentencePieceModel;
+import dev.needlewb.core.tokenizer.SentencePieceModel;
 import dev.needlewb.golden.CqAudit;
 import dev.needlewb.golden.Golden;
 import java.lang.foreign.MemorySegment;

@@ -3,8 +3,8 @@ package dev.needlewb.converter.flax;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.model.Geometry;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -3,9 +3,9 @@ package dev.needlewb.converter.flax;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.needlewb.converter.FormatException;
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.FormatException;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Path;
 import java.util.List;

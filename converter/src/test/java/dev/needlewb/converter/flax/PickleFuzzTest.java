@@ -3,7 +3,7 @@ package dev.needlewb.converter.flax;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Files;
 import java.nio.file.Path;

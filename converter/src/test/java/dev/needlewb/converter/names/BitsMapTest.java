@@ -3,7 +3,7 @@ package dev.needlewb.converter.names;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import org.junit.jupiter.api.Test;
 
 /** Upstream's parse_bits_map / _bits_for / canonical_tensor_name rules on .cact names. */

@@ -2,7 +2,7 @@ package dev.needlewb.converter.names;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.io.NpyArray;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

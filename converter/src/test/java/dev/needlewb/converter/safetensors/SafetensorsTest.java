@@ -3,8 +3,8 @@ package dev.needlewb.converter.safetensors;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.needlewb.converter.FormatException;
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.FormatException;
+import dev.needlewb.core.io.NpyArray;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,6 +1,6 @@
 package dev.needlewb.converter.torch;
 
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.golden.Golden;
 import java.util.LinkedHashMap;
 import java.util.Map;

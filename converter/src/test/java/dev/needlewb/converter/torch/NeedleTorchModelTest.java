@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.needlewb.converter.convert.ConvertRequest;
 import dev.needlewb.converter.convert.Converter;
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Path;
 import java.util.Map;

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
-import dev.needlewb.converter.FormatException;
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.FormatException;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.pickle.PickleEmitter;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

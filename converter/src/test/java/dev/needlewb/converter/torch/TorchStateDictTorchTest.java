@@ -2,8 +2,8 @@ package dev.needlewb.converter.torch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.needlewb.converter.io.NpyArray;
-import dev.needlewb.converter.io.Npz;
+import dev.needlewb.core.io.NpyArray;
+import dev.needlewb.core.io.Npz;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,10 +1,10 @@
 package dev.needlewb.engine.generate;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.Prefill;
 import dev.needlewb.engine.Session;
-import dev.needlewb.converter.tokenizer.Tokenizer;
+import dev.needlewb.core.tokenizer.Tokenizer;
 
 /**
  * Runs a prompt through a fresh session and generates: prefill (token by token, or batched), then pick, stream,

@@ -1,7 +1,7 @@
 package dev.needlewb.engine.generate;
 
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.tokenizer.Tokenizer;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.tokenizer.Tokenizer;
 import java.util.Arrays;
 
 /**

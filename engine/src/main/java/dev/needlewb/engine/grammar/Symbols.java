@@ -1,6 +1,6 @@
 package dev.needlewb.engine.grammar;
 
-import dev.needlewb.converter.tokenizer.SpecialTokens;
+import dev.needlewb.core.tokenizer.SpecialTokens;
 
 /** The automaton's alphabet: bytes 0..255, then one symbol per chat marker (a marker is one token). */
 final class Symbols {

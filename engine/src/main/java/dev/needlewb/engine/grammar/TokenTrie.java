@@ -1,8 +1,8 @@
 package dev.needlewb.engine.grammar;
 
-import dev.needlewb.converter.tokenizer.PieceType;
-import dev.needlewb.converter.tokenizer.Tokenizer;
-import dev.needlewb.converter.tokenizer.TokenizerVocab;
+import dev.needlewb.core.tokenizer.PieceType;
+import dev.needlewb.core.tokenizer.Tokenizer;
+import dev.needlewb.core.tokenizer.TokenizerVocab;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;

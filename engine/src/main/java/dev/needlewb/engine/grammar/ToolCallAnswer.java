@@ -1,8 +1,8 @@
 package dev.needlewb.engine.grammar;
 
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.tokenizer.SpecialTokens;
-import dev.needlewb.converter.tokenizer.Tokenizer;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.tokenizer.SpecialTokens;
+import dev.needlewb.core.tokenizer.Tokenizer;
 import java.util.Arrays;
 
 /** Reads the call list out of generated ids: the text between the {@code <tool_call>} and {@code </tool_call>} marker tokens. */

@@ -1,8 +1,8 @@
 package dev.needlewb.engine.grammar;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.tokenizer.ToolSchemas;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.tokenizer.ToolSchemas;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

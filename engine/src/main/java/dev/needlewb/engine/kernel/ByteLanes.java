@@ -1,6 +1,6 @@
 package dev.needlewb.engine.kernel;
 
-import dev.needlewb.converter.simd.VectorWidth;
+import dev.needlewb.core.simd.VectorWidth;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import jdk.incubator.vector.ByteVector;

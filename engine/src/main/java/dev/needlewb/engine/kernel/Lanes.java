@@ -1,6 +1,6 @@
 package dev.needlewb.engine.kernel;
 
-import dev.needlewb.converter.simd.VectorWidth;
+import dev.needlewb.core.simd.VectorWidth;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorShuffle;

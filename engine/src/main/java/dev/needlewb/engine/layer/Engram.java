@@ -1,6 +1,6 @@
 package dev.needlewb.engine.layer;
 
-import dev.needlewb.converter.model.EngramHash;
+import dev.needlewb.core.model.EngramHash;
 import dev.needlewb.engine.kernel.Activation;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.engine.kernel.PackedCqMatrix;

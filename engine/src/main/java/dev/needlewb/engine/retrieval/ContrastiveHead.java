@@ -1,7 +1,7 @@
 package dev.needlewb.engine.retrieval;
 
-import dev.needlewb.converter.FormatException;
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.FormatException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.engine.Engine;

@@ -1,8 +1,8 @@
 package dev.needlewb.engine.retrieval;
 
-import dev.needlewb.converter.tokenizer.PythonJson;
-import dev.needlewb.converter.tokenizer.Tokenizer;
-import dev.needlewb.converter.tokenizer.ToolSchemas;
+import dev.needlewb.core.tokenizer.PythonJson;
+import dev.needlewb.core.tokenizer.Tokenizer;
+import dev.needlewb.core.tokenizer.ToolSchemas;
 import dev.needlewb.engine.Engine;
 import java.util.Arrays;
 import java.util.Comparator;

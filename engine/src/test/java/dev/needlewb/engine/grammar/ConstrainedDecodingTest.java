@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.converter.tokenizer.Tokenizer;
+import dev.needlewb.core.tokenizer.Tokenizer;
 import dev.needlewb.engine.generate.Sampler;
 import dev.needlewb.engine.MiniTokenizer;
 import dev.needlewb.golden.Golden;

@@ -1,7 +1,7 @@
 package dev.needlewb.engine.grammar;
 
-import dev.needlewb.converter.tokenizer.SpecialTokens;
-import dev.needlewb.converter.tokenizer.ToolSchemas;
+import dev.needlewb.core.tokenizer.SpecialTokens;
+import dev.needlewb.core.tokenizer.ToolSchemas;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 

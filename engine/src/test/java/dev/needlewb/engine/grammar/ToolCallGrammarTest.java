@@ -4,8 +4,8 @@ import static dev.needlewb.engine.grammar.GrammarFixtures.feed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.tokenizer.ToolSchemas;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.tokenizer.ToolSchemas;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

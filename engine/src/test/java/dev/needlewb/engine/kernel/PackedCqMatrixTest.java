@@ -71,7 +71,7 @@ class PackedCqMatrixTest {
             float[] want = new float[rows];
             for (int r = 0; r < rows; r++) want[r] = t.contractRow(r, a);
             // The same operations on the same operands in the same order at every width: no tolerance.
-            assertThat(out).as("%s at %s", mode, dev.needlewb.converter.simd.VectorWidth.describe()).containsExactly(want);
+            assertThat(out).as("%s at %s", mode, dev.needlewb.core.simd.VectorWidth.describe()).containsExactly(want);
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.needlewb.engine.layer;
 
-import dev.needlewb.converter.model.EngramHash;
+import dev.needlewb.core.model.EngramHash;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.needlewb.golden.Golden;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.converter.tokenizer.Tokenizer;
-import dev.needlewb.converter.tokenizer.ToolSchemas;
+import dev.needlewb.core.tokenizer.Tokenizer;
+import dev.needlewb.core.tokenizer.ToolSchemas;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
 import dev.needlewb.engine.MiniTokenizer;

@@ -1,12 +1,12 @@
 package dev.needlewb.reports.parity;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
 import dev.needlewb.engine.Session;
 import dev.needlewb.engine.TapSink;
-import dev.needlewb.reports.torch.TorchModel;
-import dev.needlewb.reports.torch.TorchSource;
+import dev.needlewb.engine.torch.TorchModel;
+import dev.needlewb.engine.torch.TorchSource;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.needlewb.reports.parity;
 
-import dev.needlewb.converter.model.Geometry;
+import dev.needlewb.core.model.Geometry;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;

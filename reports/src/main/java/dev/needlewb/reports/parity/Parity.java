@@ -1,10 +1,10 @@
 package dev.needlewb.reports.parity;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.reference.ForwardOptions;
 import dev.needlewb.reference.ReferenceModel;
 import dev.needlewb.reference.Taps;
-import dev.needlewb.reports.torch.TorchSource;
+import dev.needlewb.engine.torch.TorchSource;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;

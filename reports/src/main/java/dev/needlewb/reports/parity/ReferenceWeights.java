@@ -1,7 +1,7 @@
 package dev.needlewb.reports.parity;
 
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.io.NpyArray;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.io.NpyArray;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;

@@ -2,7 +2,7 @@ package dev.needlewb.reports.parity;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package dev.needlewb.reports.report;
 
-import dev.needlewb.converter.simd.VectorWidth;
+import dev.needlewb.core.simd.VectorWidth;
 import dev.needlewb.engine.kernel.Lanes;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;

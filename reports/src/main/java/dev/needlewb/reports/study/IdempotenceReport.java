@@ -2,8 +2,8 @@ package dev.needlewb.reports.study;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.needlewb.converter.cq.IdempotenceResult;
-import dev.needlewb.converter.cq.IdempotenceRound;
+import dev.needlewb.reports.study.IdempotenceResult;
+import dev.needlewb.reports.study.IdempotenceRound;
 import dev.needlewb.reports.report.Charts;
 import dev.needlewb.reports.report.HtmlPage;
 import dev.needlewb.reports.report.InputFile;

@@ -1,7 +1,7 @@
 package dev.needlewb.reports.study;
 
-import dev.needlewb.converter.FormatException;
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.FormatException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactFormat;
@@ -9,7 +9,7 @@ import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.converter.convert.WeightSources;
 import dev.needlewb.converter.cq.CqQuantizer;
-import dev.needlewb.converter.cq.IdempotenceStudy;
+import dev.needlewb.reports.study.IdempotenceStudy;
 import dev.needlewb.converter.cq.InvalidCodeException;
 import dev.needlewb.converter.cq.codebook.Codebooks;
 import dev.needlewb.converter.flax.FlaxCheckpoint;

@@ -1,6 +1,6 @@
 package dev.needlewb.reports.toolcalls;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 
 /**
  * An engine that answers tool-call cases, one instance for a whole run, as a server would hold

@@ -1,6 +1,6 @@
 package dev.needlewb.reports.toolcalls;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.engine.BatchPrefill;
 import dev.needlewb.engine.Engine;
@@ -11,7 +11,7 @@ import dev.needlewb.engine.Session;
 import dev.needlewb.engine.generate.Generator;
 import dev.needlewb.engine.generate.Sampler;
 import dev.needlewb.engine.kernel.NumericMode;
-import dev.needlewb.reports.torch.TorchPrefill;
+import dev.needlewb.engine.torch.TorchPrefill;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,6 +1,6 @@
 package dev.needlewb.reports.toolcalls;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.engine.generate.Sampler;
 import dev.needlewb.engine.grammar.ConstrainedDecoding;
 import dev.needlewb.engine.grammar.ToolCallAnswer;

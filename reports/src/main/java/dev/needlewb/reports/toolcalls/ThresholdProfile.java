@@ -1,6 +1,6 @@
 package dev.needlewb.reports.toolcalls;
 
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import java.util.List;
 
 /**

@@ -1,7 +1,7 @@
 package dev.needlewb.reports.toolcalls;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.needlewb.converter.WorkbenchException;
+import dev.needlewb.core.WorkbenchException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

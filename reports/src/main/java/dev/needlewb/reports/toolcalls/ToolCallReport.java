@@ -2,8 +2,8 @@ package dev.needlewb.reports.toolcalls;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.tokenizer.Tokenizer;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.tokenizer.Tokenizer;
 import dev.needlewb.reports.report.Charts;
 import dev.needlewb.reports.report.HtmlPage;
 import dev.needlewb.reports.report.InputFile;

@@ -1,10 +1,10 @@
 package dev.needlewb.reports.toolcalls;
 
-import dev.needlewb.converter.WorkbenchException;
-import dev.needlewb.converter.tokenizer.ChatTemplate;
-import dev.needlewb.converter.tokenizer.PythonJson;
-import dev.needlewb.converter.tokenizer.Tokenizer;
-import dev.needlewb.converter.tokenizer.ToolSchemas;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.tokenizer.ChatTemplate;
+import dev.needlewb.core.tokenizer.PythonJson;
+import dev.needlewb.core.tokenizer.Tokenizer;
+import dev.needlewb.core.tokenizer.ToolSchemas;
 import dev.needlewb.engine.Session;
 import dev.needlewb.engine.generate.Generator;
 import dev.needlewb.engine.generate.Sampler;

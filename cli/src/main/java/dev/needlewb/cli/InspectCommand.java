@@ -1,0 +1,42 @@
+package dev.needlewb.cli;
+
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.reports.inspect.InspectReport;
+import dev.needlewb.reports.report.InputFile;
+import dev.needlewb.reports.report.Report;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "inspect", mixinStandardHelpOptions = true,
+        description = "Validate a .cact file completely and print its geometry, every tensor and its size statistics.")
+final class InspectCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "FILE.cact", description = "The file to inspect.")
+    Path file;
+
+    @Option(names = "--json", description = "Print the JSON report instead of the Markdown one.")
+    boolean json;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Also write inspect.json and inspect.md into DIR.")
+    Path out;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws WorkbenchException, IOException {
+        try (CactFile cact = CactFile.open(file)) {
+            InspectReport inspect = new InspectReport(cact, InputFile.of("model", file));
+            Report report = inspect.toReport(CommandLines.of(spec));
+            String markdown = inspect.markdown();
+            if (out != null) ReportFiles.write(out, "inspect", report, markdown, null, file);
+            spec.commandLine().getOut().print(json ? report.json() : markdown);
+            spec.commandLine().getOut().flush();
+        }
+        return 0;
+    }
+}

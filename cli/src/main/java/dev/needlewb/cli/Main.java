@@ -1,0 +1,87 @@
+package dev.needlewb.cli;
+
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.simd.VectorWidth;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.NoSuchFileException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The one entry point: {@code needle-wb <command>}. */
+@Command(
+        name = "needle-wb",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        description = "Convert, check and run Needle 2 models.",
+        subcommands = {CommandLine.HelpCommand.class, DemoCommand.class, InspectCommand.class, NamesCommand.class,
+            ConvertCommand.class, TokenizeCommand.class, ReferenceCommand.class, GenerateCommand.class, BenchCommand.class,
+            ParityCommand.class, EvalCommand.class, StudyCommand.class, CodebookCommand.class, TrainJvmCommand.class})
+public final class Main implements Runnable {
+    /** Exit code for a user error (bad file, bad option): one line on stderr, no stack trace. */
+    public static final int EXIT_USER_ERROR = 2;
+    /** Exit code for a bug in the workbench itself. */
+    public static final int EXIT_INTERNAL_ERROR = 3;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        VectorBitsOption.applyEarly(args);
+        try {
+            VectorWidth.describe();
+        } catch (ExceptionInInitializerError | IllegalArgumentException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            System.err.println("needle-wb: " + cause.getMessage());
+            System.exit(EXIT_USER_ERROR);
+        }
+        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** Runs one command line; returns the exit code. Used by tests with captured streams. */
+    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cli = new CommandLine(new Main());
+        cli.setOut(out);
+        cli.setErr(err);
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            err.println("needle-wb: " + describe(e));
+            err.flush();
+            return e instanceof WorkbenchException || e instanceof IOException ? EXIT_USER_ERROR : failInternal(e, err);
+        });
+        cli.setParameterExceptionHandler((e, a) -> {
+            err.println("needle-wb: " + e.getMessage());
+            err.println("Try '" + e.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
+            err.flush();
+            return EXIT_USER_ERROR;
+        });
+        return cli.execute(args);
+    }
+
+    private static String describe(Exception e) {
+        if (e instanceof NoSuchFileException n) return n.getFile() + ": no such file";
+        if (e instanceof AccessDeniedException a) return a.getFile() + ": permission denied";
+        if (e instanceof IOException io) return io.getMessage() == null ? io.toString() : io.getMessage();
+        return e.getMessage() == null ? e.toString() : e.getMessage();
+    }
+
+    private static int failInternal(Exception e, PrintWriter err) {
+        err.println("needle-wb: internal error (please report it with this trace):");
+        e.printStackTrace(err);
+        err.flush();
+        return EXIT_INTERNAL_ERROR;
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"needle-wb " + (v == null ? "dev" : v) + " (Java " + Runtime.version() + ")"};
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package dev.needlewb.cli;
+
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.convert.Format;
+import dev.needlewb.converter.convert.ModelWeights;
+import dev.needlewb.converter.convert.StateDictFiles;
+import dev.needlewb.converter.convert.WeightSources;
+import dev.needlewb.converter.convert.WeightTargets;
+import dev.needlewb.converter.flax.FlaxCheckpoint;
+import dev.needlewb.converter.flax.FlaxTree;
+import dev.needlewb.converter.flax.FlaxCheckpointReader;
+import dev.needlewb.converter.flax.KvBudget;
+import dev.needlewb.core.io.NpyArray;
+import dev.needlewb.core.model.Geometry;
+import dev.needlewb.converter.names.NameMap;
+import dev.needlewb.converter.names.NameRow;
+import dev.needlewb.reference.ReferenceModel;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * A model's weights as the reference reads them, from any format the converter knows: a checkpoint
+ * (raw weights, its Flax parameter tree), a .cact (dequantized as upstream's read_export) or a
+ * state dict (shapes and names from a .cact given with {@code like}). The latter two keep their
+ * tensors in the .cact / PyTorch layout; their Flax tree is built only when asked for.
+ */
+final class ModelSource {
+    private final Geometry geometry;
+    /** Null for a checkpoint. */
+    private final ModelWeights weights;
+    private final byte[] tokenizer;
+    private Map<String, NpyArray> flaxParams;
+
+    private ModelSource(Geometry geometry, ModelWeights weights, Map<String, NpyArray> flaxParams, byte[] tokenizer) {
+        this.geometry = geometry;
+        this.weights = weights;
+        this.flaxParams = flaxParams;
+        this.tokenizer = tokenizer;
+    }
+
+    static ModelSource load(Path model, Path like) throws WorkbenchException {
+        return switch (Format.of(model)) {
+            case FLAX -> {
+                FlaxCheckpoint ckpt = FlaxCheckpointReader.read(model);
+                var config = ckpt.flaxConfig();
+                yield new ModelSource(config.toGeometry(KvBudget.effectiveWindow(config)), null, ckpt.params(), null);
+            }
+            case CACT -> {
+                try (CactFile cact = CactFile.open(model)) {
+                    yield fromWeights(cact.geometry(), WeightSources.fromCact(cact, false));
+                }
+            }
+            case TORCH, SAFETENSORS -> {
+                if (like == null) throw new WorkbenchException(model + ": a state dict needs --like FILE.cact for its geometry and names");
+                try (CactFile cact = CactFile.open(like)) {
+                    NameMap names = WeightSources.namesOf(cact);
+                    ModelWeights w = WeightSources.fromStateDict(StateDictFiles.read(model, Format.of(model)), names, model);
+                    var tokenizer = cact.tokenizerBlob();
+                    yield fromWeights(cact.geometry(), tokenizer == null ? w : w.withTokenizer(tokenizer.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
+                }
+            }
+        };
+    }
+
+    private static ModelSource fromWeights(Geometry geometry, ModelWeights w) {
+        return new ModelSource(geometry, w, null, w.tokenizer());
+    }
+
+    Geometry geometry() {
+        return geometry;
+    }
+
+    /** The tokenizer blob the source carries, or null. */
+    byte[] tokenizer() {
+        return tokenizer == null ? null : tokenizer.clone();
+    }
+
+    /** The float64 reference over these weights (from tensors directly, without the Flax tree's stacked copy). */
+    ReferenceModel reference() throws WorkbenchException {
+        return weights == null ? ReferenceModel.fromFlaxParams(flaxParams, geometry) : ReferenceModel.fromWeights(weights, geometry);
+    }
+
+    /** How many leaves the weights' Flax parameter tree has (without building it). */
+    int flaxLeafCount() throws WorkbenchException {
+        if (weights == null) return flaxParams.size();
+        return (int) WeightTargets.flaxRows(weights).stream().map(NameRow::flaxPath).distinct().count();
+    }
+
+    /** The weights as a Flax parameter tree ('/'-joined paths, kernels [in, out], layers stacked), built on first use. */
+    Map<String, NpyArray> flaxParams() throws WorkbenchException {
+        if (flaxParams == null) flaxParams = FlaxTree.of(weights);
+        return flaxParams;
+    }
+}

@@ -1,0 +1,80 @@
+package dev.needlewb.cli;
+
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.core.tokenizer.SentencePieceModel;
+import dev.needlewb.core.tokenizer.TokenizerVocab;
+import dev.needlewb.core.tokenizer.Tokenizer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/** The token input of a command: ids, a file of ids, or a prompt encoded with BOS by the model's tokenizer. */
+final class TokenArguments {
+    @Option(names = "--tokens", paramLabel = "1,2,3", split = ",", description = "Token ids.")
+    int[] tokens;
+
+    @Option(names = "--tokens-file", paramLabel = "FILE", description = "A file of token ids (separated by commas or white space; brackets allowed).")
+    Path tokensFile;
+
+    @Option(names = "--prompt", paramLabel = "TEXT", description = "Text, encoded as BOS + tokens with the model's tokenizer.")
+    String prompt;
+
+    /** The ids, validated against the vocabulary. */
+    int[] resolve(byte[] tokenizerBlob, Path tokenizerFile, int vocab) throws WorkbenchException {
+        int[] ids;
+        if (tokens != null) {
+            ids = tokens;
+        } else if (tokensFile != null) {
+            ids = readIds(tokensFile);
+        } else {
+            Tokenizer tokenizer = new Tokenizer(vocab(tokenizerBlob, tokenizerFile));
+            int[] body = tokenizer.encode(prompt);
+            ids = new int[body.length + 1];
+            ids[0] = tokenizer.bosId();
+            System.arraycopy(body, 0, ids, 1, body.length);
+        }
+        if (ids.length == 0) throw new WorkbenchException("no tokens given");
+        for (int i = 0; i < ids.length; i++) {
+            if (ids[i] < 0 || ids[i] >= vocab) {
+                throw new WorkbenchException("token " + i + " is id " + ids[i] + ", outside the vocabulary (ids 0.." + (vocab - 1) + ")");
+            }
+        }
+        return ids;
+    }
+
+    private static TokenizerVocab vocab(byte[] blob, Path file) throws WorkbenchException {
+        if (file != null) {
+            if (file.toString().endsWith(".cact")) {
+                try (CactFile cact = CactFile.open(file)) {
+                    return ModelTokenizer.of(cact).vocab();
+                }
+            }
+            return SentencePieceModel.read(file).toVocab();
+        }
+        if (blob == null) throw new WorkbenchException("--prompt needs a tokenizer: this model has none, give --tokenizer FILE.cact|tok.model");
+        return TokenizerVocab.parse(blob, Path.of("tokenizer"), 0, 0);
+    }
+
+    private static int[] readIds(Path file) throws WorkbenchException {
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (IOException e) {
+            throw WorkbenchException.cannotRead(file, e);
+        }
+        List<Integer> ids = new ArrayList<>();
+        for (String word : text.replace('[', ' ').replace(']', ' ').split("[\\s,]+")) {
+            if (word.isEmpty()) continue;
+            try {
+                ids.add(Integer.parseInt(word));
+            } catch (NumberFormatException e) {
+                throw new WorkbenchException(file + ": '" + word + "' is not a token id");
+            }
+        }
+        return ids.stream().mapToInt(Integer::intValue).toArray();
+    }
+}

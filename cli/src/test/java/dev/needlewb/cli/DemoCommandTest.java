@@ -1,0 +1,37 @@
+package dev.needlewb.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The README's main command, end to end on the released geometry. */
+class DemoCommandTest {
+    @Test
+    void demoRunsEndToEndAndReportsThePublishedCounts(@TempDir Path dir) throws Exception {
+        CliRun run = CliRun.of("demo", "--out", dir.toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        assertThat(run.out()).contains("405 tensors, 43,634,423 parameters, 13,737,807 bytes, 2.255206 bit weighted code width");
+        assertThat(run.out()).contains("read then write unchanged: byte-identical");
+        assertThat(run.out()).contains(".cact -> PyTorch .pt -> .cact with --base: byte-identical");
+        JsonNode inspect = new ObjectMapper().readTree(dir.resolve("inspect.json").toFile()).get("inspect");
+        assertThat(inspect.at("/categories/CQ2/bytes").asLong()).isEqualTo(10_027_008L);
+        assertThat(dir.resolve("idempotence/idempotence.html")).exists();
+        assertThat(dir.resolve("bench/bench.json")).exists();
+        assertThat(dir.resolve("demo.json")).exists();
+        // Parity on the released geometry must pass the built-in profiles (calibrated on it).
+        assertThat(run.out()).contains("parity     reference vs engine exact and int8").doesNotContain("PARITY FAILED");
+        JsonNode parity = new ObjectMapper().readTree(dir.resolve("parity/parity.json").toFile()).get("parity");
+        assertThat(parity.path("passed").asBoolean()).isTrue();
+        assertThat(parity.at("/comparisons/0/profile").asText()).isEqualTo("strict");
+        assertThat(parity.at("/comparisons/1/profile").asText()).isEqualTo("int8");
+        assertThat(parity.at("/engine_pairs/0/baseline_engine").asText()).isEqualTo("exact");
+        assertThat(run.out()).contains(dir.resolve("parity/parity.html").toString());
+        // random weights, but the constrained answers are closed, valid call lists on every engine
+        JsonNode toolcalls = new ObjectMapper().readTree(dir.resolve("toolcalls/toolcalls.json").toFile()).get("toolcalls");
+        for (JsonNode e : toolcalls.get("engines")) assertThat(e.get("closed_call_lists").asInt()).isEqualTo(2);
+    }
+}

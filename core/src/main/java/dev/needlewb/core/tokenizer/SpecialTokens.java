@@ -1,0 +1,32 @@
+package dev.needlewb.core.tokenizer;
+
+import java.util.List;
+
+/**
+ * The special ids and the ten chat markers of upstream {@code tokenizer.py}; the markers are in
+ * id order (ids 4..13 in Needle vocabularies). The exporter marks exactly these pieces
+ * USER_DEFINED; the encoder splits them out of the text before BPE.
+ */
+public final class SpecialTokens {
+    public static final String IM_START = "<|im_start|>";
+    public static final String IM_END = "<|im_end|>";
+    public static final String THINK_START = "<think>";
+    public static final String THINK_END = "</think>";
+    public static final String TOOLS_START = "<tools>";
+    public static final String TOOLS_END = "</tools>";
+    public static final String TOOL_CALL_START = "<tool_call>";
+    public static final String TOOL_CALL_END = "</tool_call>";
+    public static final String TOOL_RESULT_START = "<tool_result>";
+    public static final String TOOL_RESULT_END = "</tool_result>";
+
+    public static final List<String> CHAT_MARKERS = List.of(IM_START, IM_END, THINK_START, THINK_END,
+            TOOLS_START, TOOLS_END, TOOL_CALL_START, TOOL_CALL_END, TOOL_RESULT_START, TOOL_RESULT_END);
+
+    /** The special ids upstream hard-codes (tokenizer.py) and writes into every blob header. */
+    public static final int PAD_ID = 0;
+    public static final int EOS_ID = 1;
+    public static final int BOS_ID = 2;
+    public static final int UNK_ID = 3;
+
+    private SpecialTokens() {}
+}

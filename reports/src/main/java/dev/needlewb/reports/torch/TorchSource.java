@@ -1,9 +1,0 @@
-package dev.needlewb.reports.torch;
-
-import dev.needlewb.converter.WorkbenchException;
-
-/** Opens the torch engine on the weights a command chose for it (each call loads them afresh). */
-@FunctionalInterface
-public interface TorchSource {
-    TorchModel open() throws WorkbenchException;
-}

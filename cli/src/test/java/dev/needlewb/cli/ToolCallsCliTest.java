@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.needlewb.golden.Golden;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -16,8 +17,9 @@ class ToolCallsCliTest {
     static final String WEATHER = "{\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\",\"properties\":"
             + "{\"city\":{\"type\":\"string\",\"maxLength\":12},\"days\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":7}},\"required\":[\"city\"]}}";
 
-    static Path miniCases() throws Exception {
-        return Path.of(ToolCallsCliTest.class.getResource("/toolcalls/mini-cases.jsonl").toURI());
+    /** The cases the reports module's eval tests run, read from its test resources (one file for both modules). */
+    static Path miniCases() {
+        return Golden.projectRoot().resolve("reports/src/test/resources/toolcalls/mini-cases.jsonl");
     }
 
     @Test

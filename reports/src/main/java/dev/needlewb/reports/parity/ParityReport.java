@@ -224,6 +224,11 @@ public final class ParityReport {
         return rows;
     }
 
+    /** Layer indices 0 .. count - 1 as chart points. */
+    private static List<String> layers(int count) {
+        return IntStream.range(0, count).mapToObj(Integer::toString).toList();
+    }
+
     private static String g(double v) {
         return String.format(Locale.ROOT, "%.3g", v);
     }
@@ -235,9 +240,10 @@ public final class ParityReport {
         page.table(SUMMARY_HEADERS, summaryRows());
         Map<String, double[]> overview = new LinkedHashMap<>();
         for (Comparison c : all()) overview.put(c.label(), c.worstRelL2ByLayer());
-        if (overview.values().stream().anyMatch(v -> v.length > 0)) {
+        int layerCount = all().stream().mapToInt(Comparison::layers).max().orElse(0);
+        if (layerCount > 0) {
             page.chart("error growth of every comparison", Charts.lines("Largest relative L2 of any tap, by layer", "layer",
-                    "relative L2", overview, true));
+                    "relative L2", layers(layerCount), overview, Charts.Scale.LOG));
         }
         for (Comparison c : all()) {
             String label = c.label();
@@ -246,12 +252,12 @@ public final class ParityReport {
             else page.paragraph("Reported, not judged: both sides are engines.");
             Map<String, double[]> growth = c.relL2ByLayer();
             if (!growth.isEmpty()) {
-                page.chart("relative L2 error per layer (" + label + ")",
-                        Charts.lines("Relative L2 error by layer: " + label, "layer", "relative L2", growth, true));
+                page.chart("relative L2 error per layer (" + label + ")", Charts.lines("Relative L2 error by layer: " + label,
+                        "layer", "relative L2", layers(c.layers()), growth, Charts.Scale.LOG));
                 if (c.againstReference()) {
                     List<String> layers = IntStream.range(0, c.layers()).mapToObj(i -> "L" + i).toList();
-                    page.chart("tap by layer heatmap (" + label + ")", Charts.heatmap("log10 relative L2, site x layer: " + label,
-                            List.copyOf(growth.keySet()), layers, growth.values().toArray(double[][]::new)));
+                    page.chart("tap by layer heatmap (" + label + ")", Charts.heatmap("Relative L2, site x layer: " + label,
+                            "relative L2", List.copyOf(growth.keySet()), layers, growth.values().toArray(double[][]::new)));
                 }
             }
             double[] eng = new double[c.lastEngineLogits().length];

@@ -20,14 +20,20 @@ public final class HtmlPage {
 
     public HtmlPage(String title) {
         this.title = title;
-        heading(1, title);
+        appendHeading(1, title);
     }
 
     public static String escape(String s) {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 
+    /** A heading of level 2 or deeper: the page's one h1 is its title. */
     public HtmlPage heading(int level, String text) {
+        if (level < 2) throw new IllegalArgumentException("a page has one h1, its title; got another: " + text);
+        return appendHeading(level, text);
+    }
+
+    private HtmlPage appendHeading(int level, String text) {
         body.append("<h").append(level).append('>').append(escape(text)).append("</h").append(level).append(">\n");
         return this;
     }
@@ -61,9 +67,9 @@ public final class HtmlPage {
         return this;
     }
 
-    public HtmlPage chart(String alt, byte[] png) {
+    public HtmlPage chart(String alt, Chart chart) {
         body.append("<img class=\"chart\" alt=\"").append(escape(alt)).append("\" src=\"data:image/png;base64,")
-                .append(Base64.getEncoder().encodeToString(png)).append("\">\n");
+                .append(Base64.getEncoder().encodeToString(chart.png())).append("\">\n");
         return this;
     }
 

@@ -2,8 +2,7 @@ package dev.needlewb.reports.study;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.needlewb.reports.study.IdempotenceResult;
-import dev.needlewb.reports.study.IdempotenceRound;
+import dev.needlewb.reports.report.Chart;
 import dev.needlewb.reports.report.Charts;
 import dev.needlewb.reports.report.HtmlPage;
 import dev.needlewb.reports.report.InputFile;
@@ -178,27 +177,49 @@ public final class IdempotenceReport {
         if (headerCodebookMatches != null && !headerCodebookMatches) {
             page.verdict(false, "The file's header codebook differs from the computed one; the study uses the computed codebook.");
         }
-        List<String> names = results.stream().map(IdempotenceResult::tensor).toList();
-        int longest = results.stream().mapToInt(r -> r.rounds().size()).max().orElse(0);
         page.heading(2, "Codes changed per round");
-        page.chart("codes changed per round, summed per width", Charts.lines("Codes changed per round (sum per width)",
-                "round", "codes changed", codesChangedByWidth(longest), true, 1));
-        page.chart("codes changed per tensor and round", Charts.heatmap("Codes changed per tensor and round (log10)",
-                names, roundLabels(longest), codesChangedByTensor(longest)));
+        page.chart("codes changed per round, summed per width", codesChangedChart());
+        page.chart("codes changed per tensor and round", codesChangedHeatmap());
         page.heading(2, "Norm drift");
-        page.chart("norm drift per round", Charts.lines("Sum of group norms against round 0 (per width)", "round",
-                "drift (%)", normDriftByWidth(longest), false, 0));
-        page.heading(2, "Rounds to a fixed point or cycle");
-        page.chart("rounds to fixed point per tensor", Charts.bars("Rounds to a fixed point or cycle per tensor",
-                "tensor", "rounds", names, roundsToRepeat()));
+        page.chart("norm drift per round", normDriftChart());
+        if (results.stream().anyMatch(r -> r.cycleStart() >= 0)) {
+            page.heading(2, "Rounds to a fixed point or cycle");
+            page.chart("rounds to fixed point per tensor", repeatChart());
+        }
         page.heading(2, "Tensors");
         page.table(headers().stream().map(h -> h.startsWith(">") ? h.substring(1) : h).toList(), rows());
         return page.render();
     }
 
-    private static List<String> roundLabels(int rounds) {
+    private int longest() {
+        return results.stream().mapToInt(r -> r.rounds().size()).max().orElse(0);
+    }
+
+    /** Per round, codes changed summed per width: bars, one label per round, zero bars labelled 0. */
+    Chart codesChangedChart() {
+        return Charts.bars("Codes changed per round (sum per width)", "round", "codes changed", roundLabels(1, longest()),
+                codesChangedByWidth(longest()));
+    }
+
+    Chart codesChangedHeatmap() {
+        return Charts.heatmap("Codes changed per tensor and round", "codes changed",
+                results.stream().map(IdempotenceResult::tensor).toList(),
+                roundLabels(1, longest()).stream().map(r -> "r" + r).toList(), codesChangedByTensor(longest()));
+    }
+
+    Chart normDriftChart() {
+        return Charts.lines("Sum of group norms against round 0 (per width)", "round", "change (%)", roundLabels(0, longest()),
+                normDriftByWidth(longest()), Charts.Scale.LINEAR);
+    }
+
+    Chart repeatChart() {
+        return Charts.bars("Round where the fixed point or cycle starts", "tensor", "round", repeatLabels(), roundsToRepeat());
+    }
+
+    /** Rounds first .. last as chart points. */
+    private static List<String> roundLabels(int first, int last) {
         List<String> labels = new ArrayList<>();
-        for (int i = 1; i <= rounds; i++) labels.add("r" + i);
+        for (int i = first; i <= last; i++) labels.add(Integer.toString(i));
         return labels;
     }
 
@@ -212,53 +233,69 @@ public final class IdempotenceReport {
         return codes;
     }
 
-    /** Per width, element round - 1: codes changed in that round summed over the width's tensors. */
+    /**
+     * A round whose state equals the tensor's state after round {@code i} (0 = the start): on its
+     * proven fixed point or cycle the matching round of the first pass, before its last round
+     * (re-quantization is deterministic), else {@code i} while the tensor ran; -1 when unknown.
+     */
+    private static int sameStateAs(IdempotenceResult r, int i) {
+        if (r.cycleStart() >= 0 && i > r.cycleStart()) return r.cycleStart() + (int) ((i - r.cycleStart()) % r.cycleLength());
+        return i <= r.rounds().size() ? i : -1;
+    }
+
+    /**
+     * Per width, element round - 1: codes changed in that round summed over the width's tensors, a
+     * tensor that stopped continuing along its fixed point or cycle; NaN where that is unknown.
+     */
     private Map<String, double[]> codesChangedByWidth(int rounds) {
         Map<String, double[]> byWidth = new TreeMap<>();
         for (IdempotenceResult r : results) {
             double[] total = byWidth.computeIfAbsent(width(r.recordBits()), k -> new double[rounds]);
-            for (IdempotenceRound x : r.rounds()) total[x.round() - 1] += x.codesChanged();
+            for (int i = 1; i <= rounds; i++) {
+                int from = sameStateAs(r, i - 1);
+                total[i - 1] += from < 0 || from >= r.rounds().size() ? Double.NaN : r.rounds().get(from).codesChanged();
+            }
         }
         return byWidth;
     }
 
     /**
      * Per width, element = round (0 first): the percent change of the width's summed norms against
-     * round 0. A tensor that stopped early (it repeated) keeps its last state.
+     * round 0, a tensor that stopped continuing along its fixed point or cycle; NaN where that is
+     * unknown or every norm of the width is zero.
      */
     private Map<String, double[]> normDriftByWidth(int rounds) {
         Map<String, double[]> sums = new TreeMap<>();
         for (IdempotenceResult r : results) {
             double[] sum = sums.computeIfAbsent(width(r.recordBits()), k -> new double[rounds + 1]);
-            double current = r.initialNormSum();
             for (int i = 0; i <= rounds; i++) {
-                if (i >= 1 && i <= r.rounds().size()) current = r.rounds().get(i - 1).normSum();
-                sum[i] += current;
+                int state = sameStateAs(r, i);
+                sum[i] += state < 0 ? Double.NaN : state == 0 ? r.initialNormSum() : r.rounds().get(state - 1).normSum();
             }
         }
         Map<String, double[]> drift = new TreeMap<>();
         for (Map.Entry<String, double[]> e : sums.entrySet()) {
             double[] sum = e.getValue();
             double[] d = new double[sum.length];
-            for (int i = 0; i < d.length; i++) d[i] = sum[0] == 0 ? 0 : 100 * (sum[i] / sum[0] - 1);
+            for (int i = 0; i < d.length; i++) d[i] = sum[0] == 0 ? Double.NaN : 100 * (sum[i] / sum[0] - 1);
             drift.put(e.getKey(), d);
         }
         return drift;
     }
 
-    /** Two bar series: the round each repeating tensor's fixed point or cycle starts, and the rounds run by the others. */
+    /** Tensor names; one without a repeat says so, since it has no bar. */
+    private List<String> repeatLabels() {
+        return results.stream().map(r -> r.cycleStart() >= 0 ? r.tensor() : r.tensor() + " (none in " + r.rounds().size() + ")").toList();
+    }
+
+    /** Per outcome, the round where each tensor's fixed point or cycle starts (NaN for the others: no bar). */
     private Map<String, double[]> roundsToRepeat() {
-        double[] repeatAt = new double[results.size()];
-        double[] none = new double[results.size()];
-        for (int t = 0; t < results.size(); t++) {
-            IdempotenceResult r = results.get(t);
-            boolean found = r.cycleStart() >= 0;
-            repeatAt[t] = found ? r.cycleStart() : Double.NaN;
-            none[t] = found ? Double.NaN : r.rounds().size();
-        }
         Map<String, double[]> bars = new LinkedHashMap<>();
-        bars.put("rounds to the fixed point / cycle start", repeatAt);
-        bars.put("no repeat within the rounds run", none);
+        for (IdempotenceResult.Outcome o : List.of(IdempotenceResult.Outcome.FIXED_POINT, IdempotenceResult.Outcome.CYCLE)) {
+            if (results.stream().noneMatch(r -> r.outcome() == o)) continue;
+            bars.put(o == IdempotenceResult.Outcome.FIXED_POINT ? "fixed point" : "cycle",
+                    results.stream().mapToDouble(r -> r.outcome() == o ? r.cycleStart() : Double.NaN).toArray());
+        }
         return bars;
     }
 }

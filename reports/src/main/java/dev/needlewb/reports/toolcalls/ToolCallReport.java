@@ -206,7 +206,6 @@ public final class ToolCallReport {
 
     public String html() {
         HtmlPage page = new HtmlPage("Tool-call agreement");
-        page.heading(1, "Tool-call agreement");
         page.verdict(passed(), (passed() ? "PASS" : "FAIL") + " under profile " + profile.name());
         page.table(AGREEMENT_HEADERS.stream().map(h -> h.replace(">", "")).toList(), agreementRows());
         if (!agreements.isEmpty()) {
@@ -214,8 +213,8 @@ public final class ToolCallReport {
             Map<String, double[]> series = new LinkedHashMap<>();
             series.put("whole call", agreements.stream().mapToDouble(a -> 100 * a.callRate()).toArray());
             series.put("tool names", agreements.stream().mapToDouble(a -> 100 * a.nameRate()).toArray());
-            series.put("arguments", agreements.stream().mapToDouble(a -> Double.isNaN(a.argumentRate()) ? 0 : 100 * a.argumentRate()).toArray());
-            page.chart("agreement per engine", Charts.bars("Agreement with " + runs.getFirst().engine(), "engine", "% of cases", engines, series));
+            series.put("arguments", agreements.stream().mapToDouble(a -> 100 * a.argumentRate()).toArray());
+            page.chart("agreement per engine", Charts.bars("Agreement with " + runs.getFirst().engine(), "engine", "agreement (%)", engines, series));
         }
         page.heading(2, "Engines");
         page.table(ENGINE_HEADERS.stream().map(h -> h.replace(">", "")).toList(), engineRows());

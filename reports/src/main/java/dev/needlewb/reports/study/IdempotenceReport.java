@@ -88,6 +88,9 @@ public final class IdempotenceReport {
             putNumber(t, "input_max_abs_error", r.inputMaxAbsError());
             putNumber(t, "input_rms_error", r.inputRmsError());
             t.put("initial_norm_sum", r.initialNormSum());
+            NormDrift drift = NormDrift.of(r);
+            ObjectNode directions = t.putObject("norm_sum_rounds");
+            for (NormDrift.Direction d : NormDrift.Direction.values()) directions.put(d.word, drift.count(d));
             ArrayNode rounds = t.putArray("rounds");
             for (IdempotenceRound x : r.rounds()) {
                 ObjectNode n = rounds.addObject();
@@ -124,13 +127,9 @@ public final class IdempotenceReport {
         return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.3g", v);
     }
 
-    private static String percent(double v) {
-        return String.format(Locale.ROOT, "%+.3f%%", 100 * v);
-    }
-
     private List<String> headers() {
         return List.of("tensor", ">shape", "width", ">rounds to repeat", ">codes changed r1", ">norms changed r1",
-                ">max norm ulps r1", ">norm drift (last)", ">max abs dw r1", ">rms dw (last)");
+                ">max norm ulps r1", "summed norms per round", ">norm drift (last)", ">max abs dw r1", ">rms dw (last)");
     }
 
     private List<List<String>> rows() {
@@ -140,22 +139,70 @@ public final class IdempotenceReport {
             IdempotenceRound last = r.rounds().getLast();
             rows.add(List.of(r.tensor(), r.rows() + "x" + r.cols(), width(r.recordBits()), outcome(r),
                     first.codesChanged() + " / " + (long) r.groups() * r.group(), first.normsChanged() + " / " + r.groups(),
-                    String.valueOf(first.maxNormUlps()), percent(drift(r, last)), num(first.maxAbsWeightChange()),
+                    String.valueOf(first.maxNormUlps()), NormDrift.of(r).describe(), NormDrift.percent(NormDrift.of(r).total()),
+                    num(first.maxAbsWeightChange()),
                     num(last.rmsWeightChange())));
         }
         return rows;
     }
 
-    private String findings() {
+    String findings() {
         long repeated = results.stream().filter(r -> r.outcome() != IdempotenceResult.Outcome.NO_REPEAT).count();
         long codesAfterFirst = 0;
         for (IdempotenceResult r : results) {
             for (IdempotenceRound x : r.rounds()) if (x.round() > 1) codesAfterFirst += x.codesChanged();
         }
-        return results.size() + " tensors, " + repeated + " reached a fixed point or cycle within " + maxRounds
-                + " rounds; codes changed after round 1: " + codesAfterFirst + ". Dequantization: " + DEQUANTIZATION
-                + ". A group's dequantized vector has norm |codebook[idx]| times its stored norm, and that factor is"
-                + " below 1, so re-quantizing shrinks the norm every round even where the codes no longer change.";
+        return results.size() + (results.size() == 1 ? " tensor, " : " tensors, ") + repeated
+                + " reached a fixed point or cycle within " + maxRounds + " rounds; codes changed after round 1: "
+                + codesAfterFirst + ". Dequantization: " + DEQUANTIZATION + ". " + normFindings();
+    }
+
+    /**
+     * The norm drift as the rounds show it: re-quantizing multiplies each group's norm by
+     * |codebook[idx]|, whose direction depends on the codes (above 1 for uniformly random codes,
+     * below 1 for quantized Gaussian weights), so the direction is read from the sums, never assumed.
+     */
+    private String normFindings() {
+        if (results.isEmpty()) return "No tensor was studied.";
+        String mechanism = "Re-quantizing stores the norm of each dequantized group, |codebook[idx]| times its stored norm,"
+                + " so a round multiplies a tensor's summed norms by the norm-weighted mean of |codebook[idx]|.";
+        List<NormDrift> drifts = results.stream().map(NormDrift::of).toList();
+        Map<String, List<String>> byDirection = new LinkedHashMap<>();
+        for (int t = 0; t < results.size(); t++) {
+            NormDrift.Direction d = drifts.get(t).uniform();
+            byDirection.computeIfAbsent(d == null ? "mixed" : d.word + " in every round", k -> new ArrayList<>())
+                    .add(results.get(t).tensor());
+        }
+        double before = 0, after = 0;
+        for (NormDrift d : drifts) {
+            before += d.initial();
+            after += d.rounds() == 0 ? d.initial() : d.sums()[d.rounds() - 1];
+        }
+        String together = before == 0 || results.size() == 1 ? "" : " All tensors together, each at its last round against round 0: "
+                + NormDrift.percent(after / before - 1) + ".";
+        if (byDirection.size() == 1 && !byDirection.containsKey("mixed")) {
+            NormDrift.Direction d = drifts.getFirst().uniform();
+            String who = results.size() == 1 ? "the tensor" : "all " + results.size() + " tensors";
+            if (d == NormDrift.Direction.UNCHANGED) {
+                return mechanism + (before == 0 ? " Here every group norm of " + who + " is 0: there is nothing to scale."
+                        : " Here the summed norms of " + who + " stayed the same in every round, so that mean was 1.");
+            }
+            boolean single = drifts.stream().allMatch(x -> x.rounds() == 1);
+            return mechanism + " Here the summed norms of " + who + " " + d.word + (single ? " in the one round run" : " in every round")
+                    + ", so that mean was " + (d == NormDrift.Direction.GREW ? "above" : "below") + " 1" + (single ? "" : " in every round")
+                    + " (last round against round 0: " + totalRange(drifts) + ")." + together;
+        }
+        List<String> parts = new ArrayList<>();
+        byDirection.forEach((direction, names) -> parts.add((direction.equals("mixed") ? "different directions from round to round"
+                : direction) + ": " + String.join(", ", names)));
+        return mechanism + " Here the direction differs: " + String.join("; ", parts)
+                + " (per tensor in the table)." + together;
+    }
+
+    private static String totalRange(List<NormDrift> drifts) {
+        double lo = drifts.stream().mapToDouble(NormDrift::total).min().orElse(Double.NaN);
+        double hi = drifts.stream().mapToDouble(NormDrift::total).max().orElse(Double.NaN);
+        return NormDrift.range(lo, hi);
     }
 
     public String markdown() {

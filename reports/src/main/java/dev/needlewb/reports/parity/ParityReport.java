@@ -2,6 +2,7 @@ package dev.needlewb.reports.parity;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.needlewb.reports.report.Chart;
 import dev.needlewb.reports.report.Charts;
 import dev.needlewb.reports.report.HtmlPage;
 import dev.needlewb.reports.report.InputFile;
@@ -136,10 +137,25 @@ public final class ParityReport {
 
     private String headline() {
         Comparison c = result.failing();
-        if (c == null) return "PASS: every tap of every engine within tolerance";
+        if (c == null) return passLine(result.againstReference());
         TapResult first = c.firstFailure();
         return "FAIL: first tap out of tolerance: " + (c.weights() == null ? c.engine().label() : c.label()) + " " + first.name()
                 + " (" + first.operation() + "): " + String.join(", ", first.violations());
+    }
+
+    /**
+     * What a pass covers, counted: the judged taps of the comparisons against the reference, and
+     * the taps no rule of their profile matched (reported, not judged).
+     */
+    static String passLine(List<Comparison> judged) {
+        long withRule = judged.stream().flatMap(c -> c.taps().stream()).filter(t -> t.rule() != null).count();
+        long without = judged.stream().mapToLong(c -> c.taps().size()).sum() - withRule;
+        String engines = judged.size() + (judged.size() == 1 ? " engine" : " engines");
+        if (withRule == 0) return "PASS, but nothing was judged: none of the " + without + " taps of " + engines
+                + " against the reference matched a rule of its profile";
+        return "PASS: all " + withRule + " judged taps of " + engines + " against the reference within tolerance"
+                + (without == 0 ? "" : "; " + without + (without == 1 ? " tap" : " taps") + " matched no rule of the profile and "
+                + (without == 1 ? "was" : "were") + " not judged");
     }
 
     private List<Comparison> all() {
@@ -224,6 +240,15 @@ public final class ParityReport {
         return rows;
     }
 
+    /** The largest relative L2 of any tap per layer, one line per comparison, on a log axis. */
+    Chart errorGrowth() {
+        Map<String, double[]> overview = new LinkedHashMap<>();
+        for (Comparison c : all()) overview.put(c.label(), c.worstRelL2ByLayer());
+        int layerCount = all().stream().mapToInt(Comparison::layers).max().orElse(0);
+        return Charts.lines("Largest relative L2 of any tap, by layer", "layer", "relative L2", layers(layerCount), overview,
+                Charts.Scale.LOG);
+    }
+
     /** Layer indices 0 .. count - 1 as chart points. */
     private static List<String> layers(int count) {
         return IntStream.range(0, count).mapToObj(Integer::toString).toList();
@@ -238,13 +263,7 @@ public final class ParityReport {
         page.verdict(passed(), headline());
         page.paragraph("Reference weights: " + weights.describe());
         page.table(SUMMARY_HEADERS, summaryRows());
-        Map<String, double[]> overview = new LinkedHashMap<>();
-        for (Comparison c : all()) overview.put(c.label(), c.worstRelL2ByLayer());
-        int layerCount = all().stream().mapToInt(Comparison::layers).max().orElse(0);
-        if (layerCount > 0) {
-            page.chart("error growth of every comparison", Charts.lines("Largest relative L2 of any tap, by layer", "layer",
-                    "relative L2", layers(layerCount), overview, Charts.Scale.LOG));
-        }
+        if (all().stream().anyMatch(c -> c.layers() > 0)) page.chart("error growth of every comparison", errorGrowth());
         for (Comparison c : all()) {
             String label = c.label();
             page.heading(2, title(c));

@@ -3,23 +3,16 @@ package dev.needlewb.reports.report;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.awt.Graphics2D;
-import java.awt.geom.Rectangle2D;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
-import java.text.AttributedCharacterIterator;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
 import javax.imageio.ImageIO;
-import org.jfree.chart.axis.AxisState;
 import org.jfree.chart.axis.LogAxis;
-import org.jfree.chart.axis.LogTick;
 import org.jfree.chart.axis.NumberAxis;
-import org.jfree.chart.axis.TickType;
-import org.jfree.chart.axis.ValueTick;
 import org.jfree.chart.plot.CategoryPlot;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.category.BarRenderer;
@@ -27,7 +20,6 @@ import org.jfree.chart.renderer.xy.XYBlockRenderer;
 import org.jfree.chart.title.PaintScaleLegend;
 import org.jfree.chart.title.TextTitle;
 import org.jfree.chart.title.Title;
-import org.jfree.chart.ui.RectangleEdge;
 import org.jfree.data.category.CategoryDataset;
 import org.junit.jupiter.api.Test;
 
@@ -40,25 +32,6 @@ class ChartsTest {
         assertThat(img.getWidth()).isEqualTo(c.width());
         assertThat(img.getHeight()).isEqualTo(c.height());
         return img;
-    }
-
-    /** The labels of the major ticks a vertical axis draws on a 400-pixel-high area. */
-    private static List<String> majorLabels(org.jfree.chart.axis.ValueAxis axis) {
-        Graphics2D g = new BufferedImage(10, 10, BufferedImage.TYPE_INT_RGB).createGraphics();
-        List<String> labels = new ArrayList<>();
-        for (Object o : axis.refreshTicks(g, new AxisState(), new Rectangle2D.Double(0, 0, 800, 400), RectangleEdge.LEFT)) {
-            ValueTick t = (ValueTick) o;
-            if (t.getTickType() != TickType.MAJOR) continue;
-            if (t instanceof LogTick lt) {
-                StringBuilder s = new StringBuilder();
-                AttributedCharacterIterator it = lt.getAttributedLabel().getIterator();
-                for (char ch = it.first(); ch != AttributedCharacterIterator.DONE; ch = it.next()) s.append(ch);
-                labels.add(s.toString());
-            } else {
-                labels.add(t.getText());
-            }
-        }
-        return labels;
     }
 
     private static List<String> subtitles(Chart c) {
@@ -77,7 +50,7 @@ class ChartsTest {
         LogAxis y = (LogAxis) c.chart().getCategoryPlot().getRangeAxis();
         assertThat(y.getLowerBound()).isCloseTo(1e-8, org.assertj.core.data.Percentage.withPercentage(1e-6));
         assertThat(y.getUpperBound()).isCloseTo(1e-6, org.assertj.core.data.Percentage.withPercentage(1e-6));
-        assertThat(majorLabels(y)).containsExactly("1e-8", "1e-7", "1e-6");
+        assertThat(AxisLabels.major(y)).containsExactly("1e-8", "1e-7", "1e-6");
         assertThat(subtitles(c)).isEmpty();
     }
 
@@ -87,7 +60,7 @@ class ChartsTest {
                 Map.of("cq4", new double[] {174623, 0, 0}), Charts.Scale.LOG);
         draw(c);
         LogAxis y = (LogAxis) c.chart().getCategoryPlot().getRangeAxis();
-        assertThat(majorLabels(y)).containsExactly("1e5", "1e6");
+        assertThat(AxisLabels.major(y)).containsExactly("1e5", "1e6");
         assertThat(subtitles(c)).containsExactly("2 values of 0 or below not drawn (log axis)");
     }
 
@@ -95,14 +68,14 @@ class ChartsTest {
     void valuesBetweenAThousandthAndTenThousandArePlainDecimals() throws Exception {
         Chart c = Charts.lines("t", "x", "y", List.of("a", "b"), Map.of("s", new double[] {0.002, 300}), Charts.Scale.LOG);
         draw(c);
-        assertThat(majorLabels(c.chart().getCategoryPlot().getRangeAxis())).containsExactly("0.001", "0.01", "0.1", "1", "10", "100", "1000");
+        assertThat(AxisLabels.major(c.chart().getCategoryPlot().getRangeAxis())).containsExactly("0.001", "0.01", "0.1", "1", "10", "100", "1000");
     }
 
     @Test
     void manyDecadesShowAboutTenLabelsAtWholeSteps() throws Exception {
         Chart c = Charts.lines("t", "x", "y", List.of("a", "b"), Map.of("s", new double[] {3e-30, 2e-2}), Charts.Scale.LOG);
         draw(c);
-        List<String> labels = majorLabels(c.chart().getCategoryPlot().getRangeAxis());
+        List<String> labels = AxisLabels.major(c.chart().getCategoryPlot().getRangeAxis());
         // 3e-30 .. 2e-2 spans 29 decades: a label every 3, from 1e-30 up to the step after 1e-2
         assertThat(labels).containsExactly("1e-30", "1e-27", "1e-24", "1e-21", "1e-18", "1e-15", "1e-12", "1e-9", "1e-6", "1e-3", "1e0");
     }
@@ -126,7 +99,7 @@ class ChartsTest {
         Chart c = Charts.lines("t", "round", "codes", List.of("1", "2", "3"), Map.of("cq2", new double[] {0, 1, 3}), Charts.Scale.LINEAR);
         draw(c);
         NumberAxis y = (NumberAxis) c.chart().getCategoryPlot().getRangeAxis();
-        assertThat(majorLabels(y)).isNotEmpty().allMatch(s -> s.matches("\\d+"));
+        assertThat(AxisLabels.major(y)).isNotEmpty().allMatch(s -> s.matches("\\d+"));
     }
 
     @Test
@@ -143,7 +116,7 @@ class ChartsTest {
         assertThat(plot.getDataset().getValue("fixed point", "b (none in 6)")).isNull();
         assertThat(((BarRenderer) plot.getRenderer()).getDefaultItemLabelsVisible()).isTrue();
         assertThat(((BarRenderer) plot.getRenderer()).getDefaultItemLabelGenerator().generateLabel(plot.getDataset(), 0, 2)).isEqualTo("3");
-        assertThat(majorLabels(plot.getRangeAxis())).allMatch(s -> s.matches("\\d+"));
+        assertThat(AxisLabels.major(plot.getRangeAxis())).allMatch(s -> s.matches("\\d+"));
         assertThat(few.width()).isEqualTo(Charts.WIDTH);
 
         List<String> many = IntStream.range(0, 100).mapToObj(i -> "t" + i).toList();
@@ -169,7 +142,7 @@ class ChartsTest {
         for (Title t : c.chart().getSubtitles()) if (t instanceof PaintScaleLegend p) legend = p;
         assertThat(legend).isNotNull();
         assertThat(legend.getAxis().getLabel()).isEqualTo("relative L2");
-        assertThat(majorLabels(legend.getAxis())).containsExactly("1e-6", "1e-5", "1e-4", "1e-3", "1e-2", "1e-1");
+        assertThat(AxisLabels.major(legend.getAxis())).containsExactly("1e-6", "1e-5", "1e-4", "1e-3", "1e-2", "1e-1");
         assertThat(img.getRGB(img.getWidth() / 2, img.getHeight() / 2)).isNotZero();
     }
 

@@ -139,6 +139,7 @@ final class BenchCommand implements Callable<Integer> {
             }
             runner.masks(tools, toolBench.tools.toString());
         }
+        String peakRestartFailure = PeakRss.restart();
         for (int i = 0; i < warmup + repetitions; i++) {
             if (i == warmup) constrainedRuns.clear();
             // The previous run's engine is garbage now: collect it outside the timed region so
@@ -152,7 +153,8 @@ final class BenchCommand implements Callable<Integer> {
                     i < warmup ? i + 1 : i - warmup + 1, run.prefillTokensPerSecond(), run.decodeTokensPerSecond());
             say.flush();
         }
-        BenchSummary summary = new BenchSummary(runs, PeakRss.read(), new EngineMemory(jvmBaselineKib, Files.size(model), kvBytes));
+        BenchSummary summary = new BenchSummary(runs, PeakRss.read(peakRestartFailure),
+                new EngineMemory(jvmBaselineKib, Files.size(model), kvBytes));
         Report report = new Report("bench", inputs, CommandLines.of(spec));
         ObjectNode body = report.body();
         body.put("mode", options.mode().name().toLowerCase(Locale.ROOT));
@@ -164,13 +166,14 @@ final class BenchCommand implements Callable<Integer> {
         body.put("window_text", windowText);
         summary.fill(body);
         body.put("temperature", temperature);
-        String markdown = summary.markdown(model, options, warmup, repetitions, inputs) + prefillNote(body)
-                + String.format(Locale.ROOT, "%nWindow: %s.%n", windowText);
+        String details = prefillNote(body) + String.format(Locale.ROOT, "%nWindow: %s.%n", windowText);
         if (toolBench != null) {
             body.put("query", toolBench.query);
             constrainedRuns.fill(body);
-            markdown += "\n" + constrainedRuns.markdown();
+            details += "\n" + constrainedRuns.markdown();
         }
+        String markdown = summary.markdown(model, options, warmup, repetitions,
+                BenchSummary.method(prefillArgument.name(), temperature, seed), details, inputs);
         List<Path> written = ReportFiles.write(out, "bench", report, markdown, null, model);
         PrintWriter stdout = spec.commandLine().getOut();
         stdout.print(markdown);

@@ -11,6 +11,9 @@ import java.util.Map;
  */
 public record BenchRun(long loadNanos, long tokenizeNanos, int promptTokens, int outputTokens, Generator.Timings timings,
         long rssGrowthKib) {
+    /** The report name of the RSS growth, in MiB. */
+    public static final String RSS_GROWTH = "rss_growth_mib";
+
     public double prefillTokensPerSecond() {
         return rate(promptTokens, timings.prefillNanos());
     }
@@ -29,7 +32,7 @@ public record BenchRun(long loadNanos, long tokenizeNanos, int promptTokens, int
         m.put("time_to_first_token_ms", millis(timings.firstTokenNanos()));
         m.put("decode_ms", millis(timings.decodeNanos()));
         m.put("decode_tokens_per_s", decodeTokensPerSecond());
-        m.put("rss_growth_mib", rssGrowthKib == PeakRss.UNAVAILABLE ? Double.NaN : rssGrowthKib / 1024.0);
+        m.put(RSS_GROWTH, rssGrowthKib == PeakRss.UNAVAILABLE ? Double.NaN : rssGrowthKib / 1024.0);
         return m;
     }
 

@@ -6,6 +6,7 @@ import dev.needlewb.engine.EngineOptions;
 import dev.needlewb.reports.report.InputFile;
 import dev.needlewb.reports.report.Markdown;
 import dev.needlewb.reports.report.Report;
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,8 +14,8 @@ import java.util.Locale;
 
 /**
  * Timed runs summarised per metric (median, min, max) plus peak RSS and the engine's memory against
- * its budget (RSS growth from just before load to the last token vs file size + KV cache), as report
- * JSON and Markdown.
+ * its budget (RSS growth from just before load to the last token vs file size + KV cache, where
+ * {@link RssGrowth} finds it a measurement), as report JSON and Markdown.
  */
 public final class BenchSummary {
     private final List<BenchRun> runs;
@@ -54,20 +55,36 @@ public final class BenchSummary {
         body.put("jvm_max_heap_mib", maxHeapMib());
         if (memory.jvmBaselineKib() == PeakRss.UNAVAILABLE) body.putNull("jvm_baseline_rss_kib");
         else body.put("jvm_baseline_rss_kib", memory.jvmBaselineKib());
+        RssGrowth growth = RssGrowth.of(runs);
+        body.put("rss_growth_is_engine_growth", growth.meaningful());
+        body.put("rss_growth_note", growth.describe(memory));
         body.put("engine_budget_bytes", memory.budgetBytes());
         body.put("model_file_bytes", memory.fileBytes());
         body.put("kv_cache_bytes", memory.kvBytes());
     }
 
-    /**
-     * The heap limit bounds the RSS: the JVM grows its heap with the garbage of per-token work long
-     * before it collects, so peak RSS reflects this limit (set it with -Xmx) more than live data.
-     */
     private static long maxHeapMib() {
         return Runtime.getRuntime().maxMemory() >> 20;
     }
 
-    public String markdown(Path model, EngineOptions options, int warmup, int repetitions, List<InputFile> inputs) {
+    /**
+     * How each run worked, from its settings: the prefill ({@code native}: token by token; else the
+     * whole prompt at once) and the decoding (greedy at temperature 0, else sampled).
+     */
+    public static String method(String prefill, double temperature, long seed) {
+        String prefills = prefill.equals("native") ? "prefills it token by token" : "prefills it all at once (" + prefill + " prefill)";
+        String decodes = temperature == 0 ? "decodes greedily" : String.format(Locale.ROOT, "samples at temperature %s (seed %d)",
+                BigDecimal.valueOf(temperature).stripTrailingZeros().toPlainString(), seed);
+        return "Each run opens the model, tokenizes the prompt, " + prefills + " and " + decodes + " without stopping at EOS;"
+                + " time to first token counts from the start of prefill to the first pick.";
+    }
+
+    /**
+     * The Markdown report: settings, memory, the metric table, {@code method} (see {@link #method}),
+     * then {@code details} (Markdown the command adds) before the provenance.
+     */
+    public String markdown(Path model, EngineOptions options, int warmup, int repetitions, String method, String details,
+            List<InputFile> inputs) {
         Markdown md = new Markdown();
         md.heading(1, "Benchmark: " + model.getFileName());
         md.item("mode", options.mode().name().toLowerCase(Locale.ROOT));
@@ -78,24 +95,21 @@ public final class BenchSummary {
         md.item("output tokens", runs.getFirst().outputTokens());
         md.item("peak RSS", peakRss.available() ? String.format(Locale.ROOT, "%.1f MiB (%s)", peakRss.kib() / 1024.0, peakRss.note())
                 : "unavailable: " + peakRss.note());
-        md.item("JVM max heap", maxHeapMib() + " MiB (bounds the peak RSS; set with -Xmx)");
+        md.item("JVM max heap (-Xmx)", maxHeapMib() + " MiB");
         md.item("JVM baseline RSS", memory.jvmBaselineKib() == PeakRss.UNAVAILABLE ? "unavailable"
                 : String.format(Locale.ROOT, "%.1f MiB (just before the first engine load)", memory.jvmBaselineKib() / 1024.0));
-        double[] growth = sorted("rss_growth_mib");
-        md.item("engine memory", String.format(Locale.ROOT, "RSS growth from just before load to the last token: median %s MiB,"
-                + " max %s MiB; budget file + KV cache = %.1f + %.1f = %.1f MiB", format(median(growth)),
-                format(growth.length == 0 ? Double.NaN : growth[growth.length - 1]), memory.fileBytes() / 1048576.0,
-                memory.kvBytes() / 1048576.0, memory.budgetBytes() / 1048576.0));
+        md.item("engine memory", RssGrowth.of(runs).describe(memory));
         md.blank();
         List<List<String>> rows = new ArrayList<>();
         for (String metric : runs.getFirst().metrics().keySet()) {
+            if (metric.equals(BenchRun.RSS_GROWTH)) continue;
             double[] s = sorted(metric);
             rows.add(List.of(metric, format(median(s)), format(s.length == 0 ? Double.NaN : s[0]),
                     format(s.length == 0 ? Double.NaN : s[s.length - 1])));
         }
         md.table(List.of("metric", ">median", ">min", ">max"), rows);
-        md.paragraph("Each run opens the model, tokenizes the prompt, prefills it (token by token unless a batch prefill"
-                + " is noted below) and decodes greedily without stopping at EOS; time to first token counts from the start of prefill to the first pick.");
+        md.paragraph(method);
+        if (!details.isBlank()) md.paragraph(details.strip());
         Report.appendProvenance(md, inputs);
         return md.toString();
     }

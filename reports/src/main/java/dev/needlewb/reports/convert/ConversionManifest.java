@@ -65,14 +65,20 @@ public final class ConversionManifest {
         md.blank();
         List<List<String>> rows = new ArrayList<>();
         for (TensorConversion t : rewritten()) {
-            rows.add(List.of(t.name(), t.transform().name(), t.quantization(), String.format(Locale.ROOT, "%.3g", t.maxAbsChange()),
-                    String.format(Locale.ROOT, "%.3g", t.rmsChange()), t.codesChanged() < 0 ? "-" : Long.toString(t.codesChanged()),
+            rows.add(List.of(t.name(), t.transform().name(), t.quantization(), change(t.maxAbsChange()), change(t.rmsChange()),
+                    t.codesChanged() < 0 ? "-" : Long.toString(t.codesChanged()),
                     t.normsChanged() < 0 ? "-" : Long.toString(t.normsChanged())));
         }
         md.heading(2, kept > 0 ? "Re-encoded tensors" : "Tensors");
-        if (rows.isEmpty()) md.paragraph("None: every tensor kept its base bytes.");
+        if (result.tensors().isEmpty()) md.paragraph("None: the output holds no tensors.");
+        else if (rows.isEmpty()) md.paragraph("None: every tensor kept its base bytes.");
         else md.table(List.of("tensor", "transform", "quantization", ">max abs change", ">RMS change", ">codes changed", ">norms changed"), rows);
         Report.appendProvenance(md, inputs);
         return md.toString();
+    }
+
+    /** Exactly 0 as "0" (the value is bit for bit the source's), anything else with three significant digits. */
+    private static String change(double v) {
+        return v == 0 ? "0" : String.format(Locale.ROOT, "%.3g", v);
     }
 }

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.jfree.chart.ChartFactory;
+import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.CategoryLabelPositions;
 import org.jfree.chart.axis.LogAxis;
@@ -29,6 +30,7 @@ import org.jfree.chart.renderer.xy.XYBlockRenderer;
 import org.jfree.chart.title.PaintScaleLegend;
 import org.jfree.chart.title.TextTitle;
 import org.jfree.chart.ui.RectangleEdge;
+import org.jfree.chart.ui.RectangleInsets;
 import org.jfree.data.category.DefaultCategoryDataset;
 import org.jfree.data.xy.DefaultXYZDataset;
 import org.jfree.data.xy.XYSeries;
@@ -179,6 +181,7 @@ public final class Charts {
         XYPlot plot = new XYPlot(data, new SymbolAxis("", cols.toArray(String[]::new)),
                 new SymbolAxis("", rows.toArray(String[]::new)), renderer);
         JFreeChart chart = new JFreeChart(title, plot);
+        ChartUtils.applyCurrentTheme(chart);
         chart.removeLegend();
         if (zeros || missing) {
             chart.addSubtitle(new TextTitle((zeros ? "white: 0" : "") + (zeros && missing ? "; " : "") + (missing ? "grey: no value" : "")));
@@ -190,6 +193,8 @@ public final class Charts {
         PaintScaleLegend legend = new PaintScaleLegend(scale, legendAxis);
         legend.setPosition(RectangleEdge.RIGHT);
         legend.setSubdivisionCount(200);
+        // room above and below the strip for the labels of its end decades
+        legend.setMargin(new RectangleInsets(12, 4, 12, 4));
         chart.addSubtitle(legend);
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinesVisible(false);

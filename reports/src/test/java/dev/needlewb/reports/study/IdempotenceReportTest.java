@@ -1,10 +1,15 @@
 package dev.needlewb.reports.study;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.offset;
 
+import dev.needlewb.converter.cq.CqCodes;
+import dev.needlewb.converter.cq.CqQuantizer;
 import dev.needlewb.reports.report.Chart;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import org.jfree.chart.axis.CategoryAxis;
 import org.jfree.chart.plot.CategoryPlot;
 import org.jfree.data.category.CategoryDataset;
@@ -108,7 +113,7 @@ class IdempotenceReportTest {
         CategoryDataset drift = r.normDriftChart().chart().getCategoryPlot().getDataset();
         assertThat(drift.getColumnKeys()).containsExactly("0", "1", "2", "3", "4");
         // round 4: settles still at 95, runs at 140, against 200 at round 0
-        assertThat(drift.getValue("cq4", "4").doubleValue()).isCloseTo(100 * (235.0 / 200 - 1), org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(drift.getValue("cq4", "4").doubleValue()).isCloseTo(100 * (235.0 / 200 - 1), offset(1e-12));
         assertThat(drift.getValue("cq4", "0").doubleValue()).isZero();
 
         CategoryDataset repeat = r.repeatChart().chart().getCategoryPlot().getDataset();
@@ -129,8 +134,33 @@ class IdempotenceReportTest {
         assertThat(List.of(codes.getValue("cq2", "4"), codes.getValue("cq2", "5"))).containsExactly(6.0, 6.0);
         CategoryDataset drift = r.normDriftChart().chart().getCategoryPlot().getDataset();
         // round 4 = round 2 (80), round 5 = round 3 (90), plus the flat tensor's 100, against 200
-        assertThat(drift.getValue("cq2", "4").doubleValue()).isCloseTo(-10.0, org.assertj.core.data.Offset.offset(1e-12));
-        assertThat(drift.getValue("cq2", "5").doubleValue()).isCloseTo(-5.0, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(drift.getValue("cq2", "4").doubleValue()).isCloseTo(-10.0, offset(1e-12));
+        assertThat(drift.getValue("cq2", "5").doubleValue()).isCloseTo(-5.0, offset(1e-12));
+    }
+
+    /**
+     * Real studies whose truths differ: quantized N(0, 0.02) weights pick centres whose RMS is
+     * below 1 (Lloyd-Max reduces the variance), uniformly random 2-bit codes pick the outer
+     * centres half the time, RMS above 1. The findings must follow each.
+     */
+    @Test
+    void gaussianWeightsShrinkAndRandomCodesGrowInARealStudy() throws Exception {
+        Random random = new Random(36);
+        float[] w = new float[16 * 256];
+        for (int i = 0; i < w.length; i++) w[i] = (float) (random.nextGaussian() * 0.02);
+        IdempotenceResult gaussian = IdempotenceStudy.fromWeights("gaussian", CqQuantizer.of(2, 128), w, 16, 256)
+                .run(4, r -> {});
+        byte[] codes = new byte[16 * 256];
+        for (int i = 0; i < codes.length; i++) codes[i] = (byte) random.nextInt(4);
+        short[] norms = new short[16 * 2];
+        Arrays.fill(norms, Float.floatToFloat16(0.5f));
+        IdempotenceResult uniform = IdempotenceStudy.fromCodes("uniform", new CqCodes(16, 256, 2, 128, codes, norms))
+                .run(4, r -> {});
+
+        assertThat(report(4, gaussian).findings()).contains("shrank in every round, so that mean was below 1");
+        assertThat(report(4, uniform).findings()).contains("grew in every round, so that mean was above 1");
+        assertThat(report(4, gaussian, uniform).findings())
+                .contains("Here the direction differs: shrank in every round: gaussian; grew in every round: uniform");
     }
 
     @Test

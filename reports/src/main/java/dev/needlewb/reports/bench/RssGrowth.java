@@ -7,15 +7,18 @@ import java.util.Locale;
 /**
  * The timed runs' resident-set growth (VmRSS after the last token minus VmRSS just before the model
  * was opened, both in this process), and whether it measures the engine. It does only when at least
- * two runs measured it, every one grew, and the smallest growth is larger than the spread between
- * runs: a growth that repeats, beyond its own run-to-run noise. Otherwise the JVM's own heap moves
- * between the two readings (it grows with garbage, shrinks after a collection) can outweigh the
- * engine's memory, and the change is reported as a change, not as the engine's growth.
+ * two runs measured it, every one grew, and the median growth is more than {@value #NOISE_FACTOR}
+ * times the runs' median absolute deviation from it (a robust measure of run-to-run noise that one
+ * outlying run does not dominate). Otherwise the JVM's own heap moves between the two readings (it
+ * grows with garbage, shrinks after a collection) can outweigh the engine's memory, and the change
+ * is reported as a change, not as the engine's growth.
  *
  * @param mib the growth of every run that measured it, ascending
  * @param unmeasured runs without a reading
  */
 public record RssGrowth(double[] mib, int unmeasured) {
+    /** Growth counts as the engine's when its median exceeds this many median absolute deviations. */
+    static final int NOISE_FACTOR = 3;
 
     public RssGrowth {
         mib = mib.clone();
@@ -37,13 +40,23 @@ public record RssGrowth(double[] mib, int unmeasured) {
     }
 
     double median() {
-        int n = mib.length;
-        return n == 0 ? Double.NaN : n % 2 == 1 ? mib[n / 2] : (mib[n / 2 - 1] + mib[n / 2]) / 2;
+        return median(mib);
     }
 
-    /** Every run measured, at least two, every one grew, and by more than the runs differ. */
+    private static double median(double[] sorted) {
+        int n = sorted.length;
+        return n == 0 ? Double.NaN : n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+
+    /** The median of the runs' distances from the median growth. */
+    double medianDeviation() {
+        double m = median();
+        return median(Arrays.stream(mib).map(x -> Math.abs(x - m)).sorted().toArray());
+    }
+
+    /** Every run measured, at least two, every one grew, and the median beyond the noise. */
     public boolean meaningful() {
-        return unmeasured == 0 && mib.length >= 2 && min() > 0 && min() > max() - min();
+        return unmeasured == 0 && mib.length >= 2 && min() > 0 && median() > NOISE_FACTOR * medianDeviation();
     }
 
     /** One sentence: the growth against the engine's budget, or why the RSS change is not its growth. */
@@ -55,8 +68,9 @@ public record RssGrowth(double[] mib, int unmeasured) {
         String span = "from just before load to the last token";
         if (meaningful()) {
             double median = median();
-            return String.format(Locale.ROOT, "RSS grew by %.1f MiB %s (median of %d runs, %.1f to %.1f), %s the %s", median, span,
-                    mib.length, min(), max(), median * 1048576.0 <= memory.budgetBytes() ? "within" : "over", budget);
+            return String.format(Locale.ROOT, "RSS grew by %.1f MiB %s (median of %d runs, %.1f to %.1f, median absolute deviation"
+                    + " %.1f), %s the %s", median, span, mib.length, min(), max(), medianDeviation(),
+                    median * 1048576.0 <= memory.budgetBytes() ? "within" : "over", budget);
         }
         String why;
         if (mib.length == 1) {
@@ -66,8 +80,9 @@ public record RssGrowth(double[] mib, int unmeasured) {
             why = String.format(Locale.ROOT, "RSS changed by %+.1f to %+.1f MiB %s over %d runs; not every run grew", min(), max(),
                     span, mib.length);
         } else {
-            why = String.format(Locale.ROOT, "RSS grew by %.1f to %.1f MiB %s over %d runs; the runs differ by %.1f MiB, as much as"
-                    + " the smallest growth", min(), max(), span, mib.length, max() - min());
+            why = String.format(Locale.ROOT, "RSS grew by %.1f to %.1f MiB %s over %d runs; their median absolute deviation, %.1f MiB,"
+                    + " is at least 1/%d of the median growth, %.1f MiB", min(), max(), span, mib.length, medianDeviation(), NOISE_FACTOR,
+                    median());
         }
         return why + ", so no engine growth is claimed; " + budget;
     }

@@ -123,7 +123,7 @@ final class BatchForward {
             this.visibility = new Visibility(window, sinks);
             this.kv = kv;
             this.taps = taps;
-            rope = new Rope(headDim, t, g.ropeTheta());
+            rope = Rope.ofPositions(headDim, g.ropeTheta(), t);
             x = new float[t * lanes * d];
             next = new float[t * lanes * d];
             u = new float[t * d];

@@ -7,6 +7,7 @@ import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.core.model.Geometry;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.engine.kernel.RowPool;
+import dev.needlewb.engine.layer.KvCache;
 import java.nio.file.Path;
 
 /**
@@ -30,13 +31,13 @@ public final class Engine implements AutoCloseable {
         Geometry g = file.geometry();
         // A header kv_window of max_seq_len or more never binds: no window (Geometry.slidingWindow).
         this.window = options.window() == EngineOptions.FROM_HEADER ? g.slidingWindow() : options.window();
-        this.maxPositions = options.maxPositions() == EngineOptions.FROM_HEADER ? g.maxSeqLen() : options.maxPositions();
+        int asked = options.maxPositions() == EngineOptions.FROM_HEADER ? g.maxSeqLen() : options.maxPositions();
+        // A session's caches grow with the positions it reaches; only a windowless one past ~2^31 / kv_dim
+        // positions would outgrow a Java array (millions of tokens, against a header that may say 2^31 - 1).
+        this.maxPositions = Math.min(asked, KvCache.positionLimit(g.kvDim(), window, options.sinks()));
         if (options.mode() == NumericMode.INT8 && g.kvBits() != 8) {
             throw new FormatException(file.path(), CactFormat.OFF_KV_BITS, "header kv_bits " + g.kvBits()
                     + ": the engine's int8 mode runs an 8-bit KV cache only");
-        }
-        if (options.mode() == NumericMode.INT8 && g.headDim() % 32 != 0) {
-            throw new FormatException(file.path(), CactFormat.OFF_HEAD_DIM, "head_dim " + g.headDim() + " is not a multiple of the int8 KV block 32");
         }
         this.weights = new ModelWeights(file);
         this.pool = new RowPool(options.threads());

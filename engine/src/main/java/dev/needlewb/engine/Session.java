@@ -70,10 +70,10 @@ public final class Session {
         headDim = g.headDim();
         embedScale = (float) Math.sqrt(d);
         cache = mode == NumericMode.EXACT
-                ? new FloatKvCache(g.numLayers(), g.kvDim(), window, sinks, maxPositions)
-                : new Int8KvCache(g.numLayers(), g.kvDim(), window, sinks, maxPositions);
-        rope = new Rope(headDim, maxPositions, g.ropeTheta());
-        attention = new Attention(heads, kvHeads, headDim, maxPositions, pool, arithmetic.exp());
+                ? new FloatKvCache(g.numLayers(), kvHeads, headDim, window, sinks, maxPositions)
+                : new Int8KvCache(g.numLayers(), kvHeads, headDim, window, sinks, maxPositions);
+        rope = new Rope(headDim, g.ropeTheta(), 1);
+        attention = new Attention(heads, kvHeads, headDim, pool, arithmetic.exp());
         mlp = new HadamardMlp(d, g.hadaN(), arithmetic.exp());
         Engram.Tables tables = ModelWeights.engramTables(g);
         int maxOrder = 1;
@@ -193,6 +193,7 @@ public final class Session {
     /** The token's embedding through every block at {@code pos}: the lanes the final norm reads. */
     private void blocks(int token, int pos) {
         history.push(pos, token);
+        rope.moveTo(pos);
         w.embedding.decodeRow(token, u, 0, scratch);
         for (int i = 0; i < d; i++) u[i] *= embedScale;
         tap("embed", pos, u, d);
@@ -310,8 +311,8 @@ public final class Session {
         pool.matvec(attnIn, attnMatrices[l], attnOutputs);
         for (int hh = 0; hh < heads; hh++) Norms.zcn(sums, q, hh * headDim, headDim, lw.qNorm(), 0, q, hh * headDim);
         for (int hh = 0; hh < kvHeads; hh++) Norms.zcn(sums, k, hh * headDim, headDim, lw.kNorm(), 0, k, hh * headDim);
-        rope.apply(q, 0, heads, pos);
-        rope.apply(k, 0, kvHeads, pos);
+        rope.apply(q, 0, heads, 0);
+        rope.apply(k, 0, kvHeads, 0);
         tap(name, "attn.q", pos, q, heads, headDim);
         tap(name, "attn.k", pos, k, kvHeads, headDim);
         tap(name, "attn.v", pos, v, kvHeads, headDim);

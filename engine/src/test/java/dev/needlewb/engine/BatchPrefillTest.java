@@ -91,8 +91,8 @@ class BatchPrefillTest {
             double worst = 0;
             for (int l = 0; l < 6; l++) {
                 for (int p = 0; p < prompt; p++) {
-                    worst = Math.max(worst, worstRelative(KvContents.key(bat.cache(), l, p, 64), 0, KvContents.key(nat.cache(), l, p, 64), 0, 1, 64));
-                    worst = Math.max(worst, worstRelative(KvContents.value(bat.cache(), l, p, 64), 0, KvContents.value(nat.cache(), l, p, 64), 0, 1, 64));
+                    worst = Math.max(worst, worstRelative(KvContents.key(bat.cache(), l, p, 2, 32), 0, KvContents.key(nat.cache(), l, p, 2, 32), 0, 1, 64));
+                    worst = Math.max(worst, worstRelative(KvContents.value(bat.cache(), l, p, 2, 32), 0, KvContents.value(nat.cache(), l, p, 2, 32), 0, 1, 64));
                 }
             }
             // Keys and values of each position, relative to the row's largest: same float32 budget.
@@ -109,12 +109,12 @@ class BatchPrefillTest {
         int[] head = Arrays.copyOf(tokens, prompt), tail = Arrays.copyOfRange(tokens, prompt, tokens.length);
         EngineOptions int8 = EngineOptions.exact(tokens.length).withMode(NumericMode.INT8);
         // What an exact prefill's K/V become in an int8 cache: the codes the batch path should store.
-        Int8KvCache rounded = new Int8KvCache(6, 64, 0, 0, tokens.length);
+        Int8KvCache rounded = new Int8KvCache(6, 2, 32, 0, 0, tokens.length);
         try (Engine exact = Engine.open(GoldenLogitsTest.cact(), EngineOptions.exact(tokens.length))) {
             Session s = exact.newSession();
             s.prefill(head);
             for (int l = 0; l < 6; l++) {
-                for (int p = 0; p < prompt; p++) rounded.write(l, p, KvContents.key(s.cache(), l, p, 64), 0, KvContents.value(s.cache(), l, p, 64), 0);
+                for (int p = 0; p < prompt; p++) rounded.write(l, p, KvContents.key(s.cache(), l, p, 2, 32), 0, KvContents.value(s.cache(), l, p, 2, 32), 0);
             }
         }
         try (Engine e = Engine.open(GoldenLogitsTest.cact(), int8); BatchPrefill batch = BatchPrefill.open(e)) {
@@ -124,8 +124,8 @@ class BatchPrefillTest {
             for (int l = 0; l < 6; l++) {
                 for (int p = 0; p < prompt; p++) {
                     for (boolean key : new boolean[] {true, false}) {
-                        float[] got = key ? KvContents.key(bat.cache(), l, p, 64) : KvContents.value(bat.cache(), l, p, 64);
-                        float[] want = key ? KvContents.key(rounded, l, p, 64) : KvContents.value(rounded, l, p, 64);
+                        float[] got = key ? KvContents.key(bat.cache(), l, p, 2, 32) : KvContents.value(bat.cache(), l, p, 2, 32);
+                        float[] want = key ? KvContents.key(rounded, l, p, 2, 32) : KvContents.value(rounded, l, p, 2, 32);
                         for (int b = 0; b < 64; b += 32) {
                             float step = 0;
                             for (int i = b; i < b + 32; i++) step = Math.max(step, Math.abs(want[i]) / 127f);
@@ -183,7 +183,7 @@ class BatchPrefillTest {
             assertThat(worstRelative(all, 0, natHead, 0, prompt, 512)).isLessThan(2e-6);
             assertThat(worstRelative(all, 0, reference, 0, prompt, 512)).isLessThan(2e-6);
             for (int p : new int[] {0, 2, 14, 20, 29}) {
-                assertThat(worstRelative(KvContents.key(bat.cache(), 3, p, 64), 0, KvContents.key(nat.cache(), 3, p, 64), 0, 1, 64))
+                assertThat(worstRelative(KvContents.key(bat.cache(), 3, p, 2, 32), 0, KvContents.key(nat.cache(), 3, p, 2, 32), 0, 1, 64))
                         .as("pinned sink or window position %d", p).isLessThan(2e-6);
             }
             float[] steps = nativeLogits(bat, tail);
@@ -212,8 +212,8 @@ class BatchPrefillTest {
                 List<float[]> cache = new ArrayList<>();
                 for (int l = 0; l < 6; l++) {
                     for (int p : new int[] {0, 3, 4, 153, 154, 200, prompt - 1}) {
-                        cache.add(KvContents.key(s.cache(), l, p, 64));
-                        cache.add(KvContents.value(s.cache(), l, p, 64));
+                        cache.add(KvContents.key(s.cache(), l, p, 2, 32));
+                        cache.add(KvContents.value(s.cache(), l, p, 2, 32));
                     }
                 }
                 float[] steps = nativeLogits(s, tail);

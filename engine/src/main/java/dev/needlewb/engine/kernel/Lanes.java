@@ -104,6 +104,17 @@ public final class Lanes {
     }
 
     /**
+     * {@code sum_i a[aOff + i] * b[bOff + i]} over every {@code i < n}: {@link #dot} up to
+     * {@link #loopBound}{@code (n)}, then each remaining product rounded and added in index order (a
+     * length that is not a multiple of 16, such as a head_dim of 24 or 40).
+     */
+    public static float dotAll(float[] a, int aOff, float[] b, int bOff, int n) {
+        float s = dot(a, aOff, b, bOff, n);
+        for (int i = loopBound(n); i < n; i++) s += a[aOff + i] * b[bOff + i];
+        return s;
+    }
+
+    /**
      * {@code sum_i a[off + i]} over {@code i < n}: logical lane {@code j} adds {@code i = j, j + 16, ...}
      * in order, then the lanes are summed in the contract's tree. The values past {@code n} up to the
      * next multiple of W must be zero: they are added too (adding +0 changes no sum of values that are

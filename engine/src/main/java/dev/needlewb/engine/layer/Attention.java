@@ -15,11 +15,14 @@ import jdk.incubator.vector.VectorSpecies;
  * {@link VectorExp} on vectors (within 1.02 ulp per term) with a 16-lane sum.
  */
 public final class Attention {
+    /** Scores held from the first step: the keys of the released geometry's window (256) and more. */
+    private static final int INITIAL_SCORES = 256 + Lanes.LOGICAL;
     private final int heads;
     private final int kvHeads;
     private final int headDim;
     private final RowPool pool;
     private final boolean vectorSoftmax;
+    /** Per thread: one query head's scores (and its pair's), as long as the most keys a query has seen so far. */
     private final float[][] scores;
     private final float[][] pairScores;
     private final RowPool.Tickets byKvHead = this::kvHead;
@@ -29,18 +32,14 @@ public final class Attention {
     private float[] q;
     private float[] out;
 
-    public Attention(int heads, int kvHeads, int headDim, int maxPositions, RowPool pool, Arithmetic.Exponential exp) {
-        if (headDim % Lanes.LOGICAL != 0) {
-            throw new IllegalArgumentException("head_dim " + headDim + " is not a multiple of " + Lanes.LOGICAL + " lanes");
-        }
+    public Attention(int heads, int kvHeads, int headDim, RowPool pool, Arithmetic.Exponential exp) {
         this.heads = heads;
         this.kvHeads = kvHeads;
         this.headDim = headDim;
         this.pool = pool;
         this.vectorSoftmax = exp == Arithmetic.Exponential.POLYNOMIAL;
-        // Room for the softmax's padding to whole vectors.
-        this.scores = new float[pool.threads()][maxPositions + Lanes.W];
-        this.pairScores = new float[pool.threads()][maxPositions + Lanes.W];
+        this.scores = new float[pool.threads()][0];
+        this.pairScores = new float[pool.threads()][0];
     }
 
     /** {@code out[heads * headDim] = attention(q)} for the query at {@code pos} (already in the cache). */
@@ -50,44 +49,59 @@ public final class Attention {
         this.pos = pos;
         this.q = q;
         this.out = out;
+        reserveScores(cache.visibility().sinkEnd(pos) + pos + 1 - cache.visibility().windowStart(pos));
         pool.run(kvHeads, byKvHead);
+    }
+
+    /**
+     * Room for {@code keys} scores and the softmax's padding to whole vectors, grown (doubling) with the
+     * keys a query sees rather than sized for the longest session up front.
+     */
+    private void reserveScores(int keys) {
+        int needed = keys + Lanes.W;
+        if (scores[0].length >= needed) return;
+        int length = (int) Math.min(Integer.MAX_VALUE - 8, Math.max(Math.max(needed, INITIAL_SCORES), 2L * scores[0].length));
+        for (int t = 0; t < scores.length; t++) {
+            scores[t] = new float[length];
+            pairScores[t] = new float[length];
+        }
     }
 
     /** The kv head's query heads two at a time (so a cache reads each key and value once for both), then any odd one. */
     private void kvHead(int kv, int thread) {
         int group = heads / kvHeads;
         int h = kv * group;
-        for (; h + 2 <= (kv + 1) * group; h += 2) headPair(h, kv * headDim, scores[thread], pairScores[thread]);
-        if (h < (kv + 1) * group) head(h, kv * headDim, scores[thread]);
+        for (; h + 2 <= (kv + 1) * group; h += 2) headPair(h, kv, scores[thread], pairScores[thread]);
+        if (h < (kv + 1) * group) head(h, kv, scores[thread]);
     }
 
-    private void head(int h, int kvOff, float[] s) {
+    private void head(int h, int kv, float[] s) {
         int qOff = h * headDim;
         java.util.Arrays.fill(out, qOff, qOff + headDim, 0f);
         int start = cache.visibility().windowStart(pos);
         int sinkEnd = cache.visibility().sinkEnd(pos);
         float scale = (float) (1.0 / Math.sqrt(headDim));
-        cache.scores(layer, 0, sinkEnd, kvOff, headDim, q, qOff, scale, s, 0);
-        cache.scores(layer, start, pos + 1, kvOff, headDim, q, qOff, scale, s, sinkEnd);
+        cache.scores(layer, 0, sinkEnd, kv, q, qOff, scale, s, 0);
+        cache.scores(layer, start, pos + 1, kv, q, qOff, scale, s, sinkEnd);
         softmax(s, sinkEnd + pos + 1 - start);
-        cache.accumulate(layer, 0, sinkEnd, kvOff, headDim, s, 0, out, qOff);
-        cache.accumulate(layer, start, pos + 1, kvOff, headDim, s, sinkEnd, out, qOff);
+        cache.accumulate(layer, 0, sinkEnd, kv, s, 0, out, qOff);
+        cache.accumulate(layer, start, pos + 1, kv, s, sinkEnd, out, qOff);
     }
 
     /** Query heads {@code h} and {@code h + 1}, each with exactly the arithmetic of {@link #head}. */
-    private void headPair(int h, int kvOff, float[] s0, float[] s1) {
+    private void headPair(int h, int kv, float[] s0, float[] s1) {
         int qOff = h * headDim;
         java.util.Arrays.fill(out, qOff, qOff + 2 * headDim, 0f);
         int start = cache.visibility().windowStart(pos);
         int sinkEnd = cache.visibility().sinkEnd(pos);
         int n = sinkEnd + pos + 1 - start;
         float scale = (float) (1.0 / Math.sqrt(headDim));
-        cache.scores2(layer, 0, sinkEnd, kvOff, headDim, q, qOff, scale, s0, s1, 0);
-        cache.scores2(layer, start, pos + 1, kvOff, headDim, q, qOff, scale, s0, s1, sinkEnd);
+        cache.scores2(layer, 0, sinkEnd, kv, q, qOff, scale, s0, s1, 0);
+        cache.scores2(layer, start, pos + 1, kv, q, qOff, scale, s0, s1, sinkEnd);
         softmax(s0, n);
         softmax(s1, n);
-        cache.accumulate2(layer, 0, sinkEnd, kvOff, headDim, s0, s1, 0, out, qOff);
-        cache.accumulate2(layer, start, pos + 1, kvOff, headDim, s0, s1, sinkEnd, out, qOff);
+        cache.accumulate2(layer, 0, sinkEnd, kv, s0, s1, 0, out, qOff);
+        cache.accumulate2(layer, start, pos + 1, kv, s0, s1, sinkEnd, out, qOff);
     }
 
     private void softmax(float[] s, int n) {

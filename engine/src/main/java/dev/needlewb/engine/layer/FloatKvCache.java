@@ -3,15 +3,31 @@ package dev.needlewb.engine.layer;
 import dev.needlewb.engine.kernel.Lanes;
 import jdk.incubator.vector.FloatVector;
 
-/** float32 keys and values: the exact mode's cache (what the reference computes). */
+/**
+ * float32 keys and values: the exact mode's cache (what the reference computes). A score is
+ * {@link Lanes#dotAll} over the head's dimensions (16 logical lanes, then the dimensions past the
+ * last multiple of 16 in order); a weighted value sum is one fused multiply-add chain per dimension
+ * over the positions in order, on vectors of the width up to the last whole vector of the head and in
+ * scalar {@link Math#fma} past it (the same operation, so the same bits).
+ */
 public final class FloatKvCache extends KvCache {
     private final float[][] keys;
     private final float[][] values;
 
-    public FloatKvCache(int layers, int kvDim, int window, int sinks, int maxPositions) {
-        super(layers, kvDim, window, sinks, maxPositions);
-        keys = new float[layers][capacity * kvDim];
-        values = new float[layers][capacity * kvDim];
+    public FloatKvCache(int layers, int kvHeads, int headDim, int window, int sinks, int maxPositions) {
+        super(layers, kvHeads, headDim, window, sinks, maxPositions);
+        keys = new float[layers][];
+        values = new float[layers][];
+        allocateInitial();
+    }
+
+    @Override
+    protected void resize(int newSlots) {
+        int length = Math.multiplyExact(newSlots, kvDim);
+        for (int l = 0; l < layers; l++) {
+            keys[l] = keys[l] == null ? new float[length] : java.util.Arrays.copyOf(keys[l], length);
+            values[l] = values[l] == null ? new float[length] : java.util.Arrays.copyOf(values[l], length);
+        }
     }
 
     @Override
@@ -21,33 +37,42 @@ public final class FloatKvCache extends KvCache {
 
     @Override
     public void write(int layer, int pos, float[] k, int kOff, float[] v, int vOff) {
-        int at = slot(pos) * kvDim;
+        int slot = slot(pos);
+        reserve(slot);
+        int at = slot * kvDim;
         System.arraycopy(k, kOff, keys[layer], at, kvDim);
         System.arraycopy(v, vOff, values[layer], at, kvDim);
     }
 
     @Override
-    public void scores(int layer, int from, int to, int dimOff, int n, float[] q, int qOff, float scale, float[] scores, int sOff) {
+    public void scores(int layer, int from, int to, int head, float[] q, int qOff, float scale, float[] scores, int sOff) {
         float[] key = keys[layer];
+        int dimOff = head * headDim;
         for (int p = from; p < to; p++) {
-            scores[sOff + p - from] = Lanes.dot(key, slot(p) * kvDim + dimOff, q, qOff, n) * scale;
+            scores[sOff + p - from] = Lanes.dotAll(key, slot(p) * kvDim + dimOff, q, qOff, headDim) * scale;
         }
     }
 
     @Override
-    public void accumulate(int layer, int from, int to, int dimOff, int n, float[] w, int wOff, float[] out, int outOff) {
+    public void accumulate(int layer, int from, int to, int head, float[] w, int wOff, float[] out, int outOff) {
         float[] value = values[layer];
-        for (int i = 0; i < n; i += Lanes.W) {
+        int dimOff = head * headDim, body = headDim & -Lanes.W;
+        for (int i = 0; i < body; i += Lanes.W) {
             FloatVector acc = FloatVector.fromArray(Lanes.F, out, outOff + i);
             for (int p = from; p < to; p++) {
                 acc = FloatVector.fromArray(Lanes.F, value, slot(p) * kvDim + dimOff + i).fma(FloatVector.broadcast(Lanes.F, w[wOff + p - from]), acc);
             }
             acc.intoArray(out, outOff + i);
         }
+        for (int i = body; i < headDim; i++) {
+            float acc = out[outOff + i];
+            for (int p = from; p < to; p++) acc = Math.fma(value[slot(p) * kvDim + dimOff + i], w[wOff + p - from], acc);
+            out[outOff + i] = acc;
+        }
     }
 
     @Override
     public long bytes() {
-        return 2L * layers * capacity * kvDim * Float.BYTES;
+        return 2L * layers * slots * kvDim * Float.BYTES;
     }
 }

@@ -8,13 +8,16 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * int8 keys and values with one float32 scale per {@value #BLOCK} values (the production layout
- * upstream's KV budget assumes): {@code scale = absmax / 127} (1 for an all-zero block),
+ * int8 keys and values with one float32 scale per block of at most {@value #BLOCK} values of one kv
+ * head (the production layout upstream's KV budget assumes): a head's dimensions form blocks of 32 from
+ * its first, the last holding {@code head_dim mod 32} when that is not 0 (a head_dim of 40: 32 and 8);
+ * {@code scale = absmax / 127} over the block (1 for an all-zero block),
  * {@code q = round_half_even(x / scale)}, so each stored value is within {@code scale / 2} of the input.
  * Keys are stored dimension-major ({@code [dim][slot]}, scales {@code [block][slot]}) so scores come
  * out a vector of slots at a time with no horizontal sums; values stay slot-major for the weighted sum.
  * Every lane is one slot (scores) or one dimension (weighted values) with its own chain, so the vector
- * width changes no bit; only which slots are fused (whole blocks of 16 of a run) is fixed.
+ * width changes no bit; only which slots are fused (whole blocks of 16 of a run) is fixed. Dimensions of
+ * a head past its last whole vector take the same chain in scalar {@link Math#fma}.
  */
 public final class Int8KvCache extends KvCache {
     public static final int BLOCK = 32;
@@ -24,51 +27,77 @@ public final class Int8KvCache extends KvCache {
     private static final int W = Lanes.W;
     /** Bytes past the last value a load may read: the arrays are that much longer. */
     private static final int SLACK = ByteLanes.SLACK;
+    /** Scale blocks per head and per position (all heads). */
+    private final int headBlocks, blocks;
     private final byte[][] keys;
     private final byte[][] values;
     private final float[][] keyScales;
     private final float[][] valueScales;
 
-    public Int8KvCache(int layers, int kvDim, int window, int sinks, int maxPositions) {
-        super(layers, kvDim, window, sinks, maxPositions);
-        if (kvDim % BLOCK != 0) throw new IllegalArgumentException("kv width " + kvDim + " is not a multiple of " + BLOCK);
-        keys = new byte[layers][capacity * kvDim + SLACK];
-        values = new byte[layers][capacity * kvDim + SLACK];
-        keyScales = new float[layers][capacity * kvDim / BLOCK];
-        valueScales = new float[layers][capacity * kvDim / BLOCK];
+    public Int8KvCache(int layers, int kvHeads, int headDim, int window, int sinks, int maxPositions) {
+        super(layers, kvHeads, headDim, window, sinks, maxPositions);
+        headBlocks = Math.ceilDiv(headDim, BLOCK);
+        blocks = kvHeads * headBlocks;
+        keys = new byte[layers][];
+        values = new byte[layers][];
+        keyScales = new float[layers][];
+        valueScales = new float[layers][];
+        allocateInitial();
+    }
+
+    @Override
+    protected void resize(int newSlots) {
+        for (int l = 0; l < layers; l++) {
+            keys[l] = restride(keys[l], kvDim, newSlots);
+            keyScales[l] = restride(keyScales[l], blocks, newSlots);
+            int valueBytes = Math.multiplyExact(newSlots, kvDim) + SLACK, scaleCount = Math.multiplyExact(newSlots, blocks);
+            values[l] = values[l] == null ? new byte[valueBytes] : java.util.Arrays.copyOf(values[l], valueBytes);
+            valueScales[l] = valueScales[l] == null ? new float[scaleCount] : java.util.Arrays.copyOf(valueScales[l], scaleCount);
+        }
+    }
+
+    /** A dimension-major {@code [rows][slots]} byte plane (plus slack) re-laid for {@code newSlots} slots per row. */
+    private byte[] restride(byte[] old, int rows, int newSlots) {
+        byte[] grown = new byte[Math.multiplyExact(rows, newSlots) + SLACK];
+        if (old != null) for (int r = 0; r < rows; r++) System.arraycopy(old, r * slots, grown, r * newSlots, slots);
+        return grown;
+    }
+
+    private float[] restride(float[] old, int rows, int newSlots) {
+        float[] grown = new float[Math.multiplyExact(rows, newSlots)];
+        if (old != null) for (int r = 0; r < rows; r++) System.arraycopy(old, r * slots, grown, r * newSlots, slots);
+        return grown;
     }
 
     @Override
     protected Plane[] planes(int layer) {
         return new Plane[] {new Plane(keys[layer], kvDim, false), new Plane(values[layer], kvDim, true),
-                new Plane(keyScales[layer], kvDim / BLOCK, false), new Plane(valueScales[layer], kvDim / BLOCK, true)};
+                new Plane(keyScales[layer], blocks, false), new Plane(valueScales[layer], blocks, true)};
     }
 
     @Override
     public void write(int layer, int pos, float[] k, int kOff, float[] v, int vOff) {
         int slot = slot(pos);
-        quantize(v, vOff, values[layer], valueScales[layer], slot * kvDim);
-        byte[] kt = keys[layer];
-        float[] ks = keyScales[layer];
-        for (int b = 0; b < kvDim; b += BLOCK) {
-            float scale = blockScale(k, kOff + b);
-            ks[(b / BLOCK) * capacity + slot] = scale;
-            for (int i = b; i < b + BLOCK; i++) kt[i * capacity + slot] = (byte) Math.rint(k[kOff + i] / scale);
+        reserve(slot);
+        byte[] kt = keys[layer], vt = values[layer];
+        float[] ks = keyScales[layer], vs = valueScales[layer];
+        for (int h = 0, block = 0; h < kvHeads; h++) {
+            for (int b = 0; b < headDim; b += BLOCK, block++) {
+                int dim = h * headDim + b, len = Math.min(BLOCK, headDim - b);
+                float scale = blockScale(k, kOff + dim, len);
+                ks[block * slots + slot] = scale;
+                for (int i = dim; i < dim + len; i++) kt[i * slots + slot] = (byte) Math.rint(k[kOff + i] / scale);
+                float valueScale = blockScale(v, vOff + dim, len);
+                vs[slot * blocks + block] = valueScale;
+                for (int i = dim; i < dim + len; i++) vt[slot * kvDim + i] = (byte) Math.rint(v[vOff + i] / valueScale);
+            }
         }
     }
 
-    private static float blockScale(float[] x, int off) {
+    private static float blockScale(float[] x, int off, int len) {
         float absmax = 0f;
-        for (int i = 0; i < BLOCK; i++) absmax = Math.max(absmax, Math.abs(x[off + i]));
+        for (int i = 0; i < len; i++) absmax = Math.max(absmax, Math.abs(x[off + i]));
         return absmax > 0f ? absmax / 127f : 1f;
-    }
-
-    private void quantize(float[] x, int off, byte[] q, float[] scales, int at) {
-        for (int b = 0; b < kvDim; b += BLOCK) {
-            float scale = blockScale(x, off + b);
-            scales[(at + b) / BLOCK] = scale;
-            for (int i = 0; i < BLOCK; i++) q[at + b + i] = (byte) Math.rint(x[off + b + i] / scale);
-        }
     }
 
     private static FloatVector widen(byte[] q, int at) {
@@ -76,11 +105,11 @@ public final class Int8KvCache extends KvCache {
     }
 
     @Override
-    public void scores(int layer, int from, int to, int dimOff, int n, float[] q, int qOff, float scale, float[] scores, int sOff) {
+    public void scores(int layer, int from, int to, int head, float[] q, int qOff, float scale, float[] scores, int sOff) {
         for (int p = from; p < to; ) {
             int slot = slot(p);
             int run = runLength(slot, to - p);
-            slotScores(layer, slot, run, dimOff, n, q, qOff, scale, scores, sOff + p - from);
+            slotScores(layer, slot, run, head, q, qOff, scale, scores, sOff + p - from);
             p += run;
         }
     }
@@ -95,23 +124,23 @@ public final class Int8KvCache extends KvCache {
      * Scores of {@code run} consecutive slots from {@code slot}, one slot per lane: the run's whole
      * blocks of {@value #SLOT_BLOCK} slots with fused multiply-adds, the rest in {@link #tailScores}.
      */
-    private void slotScores(int layer, int slot, int run, int dimOff, int n, float[] q, int qOff, float scale,
-            float[] scores, int sOff) {
+    private void slotScores(int layer, int slot, int run, int head, float[] q, int qOff, float scale, float[] scores, int sOff) {
         byte[] kt = keys[layer];
         float[] ks = keyScales[layer];
+        int dimOff = head * headDim, firstBlock = head * headBlocks;
         int whole = run & -SLOT_BLOCK;
         for (int j = 0; j < whole; j += W) {
             FloatVector total = FloatVector.zero(F);
-            for (int b = 0; b < n; b += BLOCK) {
+            for (int b = 0; b < headDim; b += BLOCK) {
                 FloatVector acc = FloatVector.zero(F);
-                for (int d = b; d < b + BLOCK; d++) {
-                    acc = widen(kt, (dimOff + d) * capacity + slot + j).fma(FloatVector.broadcast(F, q[qOff + d]), acc);
+                for (int d = b, end = Math.min(b + BLOCK, headDim); d < end; d++) {
+                    acc = widen(kt, (dimOff + d) * slots + slot + j).fma(FloatVector.broadcast(F, q[qOff + d]), acc);
                 }
-                total = acc.fma(FloatVector.fromArray(F, ks, ((dimOff + b) / BLOCK) * capacity + slot + j), total);
+                total = acc.fma(FloatVector.fromArray(F, ks, (firstBlock + b / BLOCK) * slots + slot + j), total);
             }
             total.mul(scale).intoArray(scores, sOff + j);
         }
-        if (whole < run) tailScores(layer, slot + whole, run - whole, dimOff, n, q, qOff, scale, scores, sOff + whole);
+        if (whole < run) tailScores(layer, slot + whole, run - whole, head, q, qOff, scale, scores, sOff + whole);
     }
 
     /**
@@ -122,32 +151,31 @@ public final class Int8KvCache extends KvCache {
      * of the run are stored. A masked byte load would be no better: AVX2 has none, and the Vector API
      * then runs it in Java.
      */
-    private void tailScores(int layer, int slot, int count, int dimOff, int n, float[] q, int qOff, float scale,
-            float[] scores, int sOff) {
+    private void tailScores(int layer, int slot, int count, int head, float[] q, int qOff, float scale, float[] scores, int sOff) {
         byte[] kt = keys[layer];
         float[] ks = keyScales[layer];
+        int dimOff = head * headDim, firstBlock = head * headBlocks;
         for (int j = 0; j < count; j += W) {
             VectorMask<Float> floats = F.indexInRange(j, count);
             FloatVector total = FloatVector.zero(F);
-            for (int b = 0; b < n; b += BLOCK) {
+            for (int b = 0; b < headDim; b += BLOCK) {
                 FloatVector acc = FloatVector.zero(F);
-                for (int d = b; d < b + BLOCK; d++) {
-                    FloatVector key = widen(kt, (dimOff + d) * capacity + slot + j);
+                for (int d = b, end = Math.min(b + BLOCK, headDim); d < end; d++) {
+                    FloatVector key = widen(kt, (dimOff + d) * slots + slot + j);
                     acc = acc.add(key.mul(q[qOff + d]));
                 }
-                total = total.add(acc.mul(FloatVector.fromArray(F, ks, ((dimOff + b) / BLOCK) * capacity + slot + j, floats)));
+                total = total.add(acc.mul(FloatVector.fromArray(F, ks, (firstBlock + b / BLOCK) * slots + slot + j, floats)));
             }
             total.mul(scale).intoArray(scores, sOff + j, floats);
         }
     }
 
     @Override
-    public void scores2(int layer, int from, int to, int dimOff, int n, float[] q, int qOff, float scale,
-            float[] s0, float[] s1, int sOff) {
+    public void scores2(int layer, int from, int to, int head, float[] q, int qOff, float scale, float[] s0, float[] s1, int sOff) {
         for (int p = from; p < to; ) {
             int slot = slot(p);
             int run = runLength(slot, to - p);
-            slotScores2(layer, slot, run, dimOff, n, q, qOff, scale, s0, s1, sOff + p - from);
+            slotScores2(layer, slot, run, head, q, qOff, scale, s0, s1, sOff + p - from);
             p += run;
         }
     }
@@ -158,19 +186,20 @@ public final class Int8KvCache extends KvCache {
      * flight instead of two (a chain waits on its fused multiply-add's latency); each lane still adds
      * its dimensions in order.
      */
-    private void slotScores2(int layer, int slot, int run, int dimOff, int n, float[] q, int qOff, float scale,
-            float[] s0, float[] s1, int sOff) {
+    private void slotScores2(int layer, int slot, int run, int head, float[] q, int qOff, float scale, float[] s0, float[] s1,
+            int sOff) {
         byte[] kt = keys[layer];
         float[] ks = keyScales[layer];
-        int q1 = qOff + n;
+        int dimOff = head * headDim, firstBlock = head * headBlocks;
+        int q1 = qOff + headDim;
         int whole = run & -SLOT_BLOCK;
         int j = 0;
         for (; j + 2 * W <= whole; j += 2 * W) {
             FloatVector total0 = FloatVector.zero(F), total1 = total0, total2 = total0, total3 = total0;
-            for (int b = 0; b < n; b += BLOCK) {
+            for (int b = 0; b < headDim; b += BLOCK) {
                 FloatVector acc0 = FloatVector.zero(F), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-                for (int d = b; d < b + BLOCK; d++) {
-                    int at = (dimOff + d) * capacity + slot + j;
+                for (int d = b, end = Math.min(b + BLOCK, headDim); d < end; d++) {
+                    int at = (dimOff + d) * slots + slot + j;
                     FloatVector key = widen(kt, at);
                     FloatVector nextKey = widen(kt, at + W);
                     FloatVector query0 = FloatVector.broadcast(F, q[qOff + d]);
@@ -180,7 +209,7 @@ public final class Int8KvCache extends KvCache {
                     acc2 = nextKey.fma(query0, acc2);
                     acc3 = nextKey.fma(query1, acc3);
                 }
-                int scaleAt = ((dimOff + b) / BLOCK) * capacity + slot + j;
+                int scaleAt = (firstBlock + b / BLOCK) * slots + slot + j;
                 FloatVector blockScales = FloatVector.fromArray(F, ks, scaleAt);
                 FloatVector nextBlockScales = FloatVector.fromArray(F, ks, scaleAt + W);
                 total0 = acc0.fma(blockScales, total0);
@@ -195,14 +224,14 @@ public final class Int8KvCache extends KvCache {
         }
         for (; j < whole; j += W) {
             FloatVector total0 = FloatVector.zero(F), total1 = total0;
-            for (int b = 0; b < n; b += BLOCK) {
+            for (int b = 0; b < headDim; b += BLOCK) {
                 FloatVector acc0 = FloatVector.zero(F), acc1 = acc0;
-                for (int d = b; d < b + BLOCK; d++) {
-                    FloatVector key = widen(kt, (dimOff + d) * capacity + slot + j);
+                for (int d = b, end = Math.min(b + BLOCK, headDim); d < end; d++) {
+                    FloatVector key = widen(kt, (dimOff + d) * slots + slot + j);
                     acc0 = key.fma(FloatVector.broadcast(F, q[qOff + d]), acc0);
                     acc1 = key.fma(FloatVector.broadcast(F, q[q1 + d]), acc1);
                 }
-                FloatVector blockScales = FloatVector.fromArray(F, ks, ((dimOff + b) / BLOCK) * capacity + slot + j);
+                FloatVector blockScales = FloatVector.fromArray(F, ks, (firstBlock + b / BLOCK) * slots + slot + j);
                 total0 = acc0.fma(blockScales, total0);
                 total1 = acc1.fma(blockScales, total1);
             }
@@ -210,58 +239,68 @@ public final class Int8KvCache extends KvCache {
             total1.mul(scale).intoArray(s1, sOff + j);
         }
         if (whole < run) {
-            tailScores(layer, slot + whole, run - whole, dimOff, n, q, qOff, scale, s0, sOff + whole);
-            tailScores(layer, slot + whole, run - whole, dimOff, n, q, q1, scale, s1, sOff + whole);
+            tailScores(layer, slot + whole, run - whole, head, q, qOff, scale, s0, sOff + whole);
+            tailScores(layer, slot + whole, run - whole, head, q, q1, scale, s1, sOff + whole);
         }
     }
 
     @Override
-    public void accumulate(int layer, int from, int to, int dimOff, int n, float[] w, int wOff, float[] out, int outOff) {
+    public void accumulate(int layer, int from, int to, int head, float[] w, int wOff, float[] out, int outOff) {
         for (int p = from; p < to; ) {
             int slot = slot(p);
             int run = runLength(slot, to - p);
-            slotAccumulate(layer, slot, run, dimOff, n, w, wOff + p - from, out, outOff);
+            slotAccumulate(layer, slot, run, head, w, wOff + p - from, out, outOff);
             p += run;
         }
     }
 
-    /** {@code run} consecutive slots from {@code slot}; per vector of dimensions the slots are added in order. */
-    private void slotAccumulate(int layer, int slot, int run, int dimOff, int n, float[] w, int wOff, float[] out, int outOff) {
+    /**
+     * {@code run} consecutive slots from {@code slot}; per vector of dimensions the slots are added in
+     * order, then per dimension past the head's last whole vector. A vector never straddles two scale
+     * blocks: it starts at a multiple of W (a divisor of 32) from the head's first dimension.
+     */
+    private void slotAccumulate(int layer, int slot, int run, int head, float[] w, int wOff, float[] out, int outOff) {
         byte[] value = values[layer];
         float[] vs = valueScales[layer];
-        for (int i = 0; i < n; i += W) {
+        int dimOff = head * headDim, firstBlock = head * headBlocks, body = headDim & -W;
+        for (int i = 0; i < body; i += W) {
             FloatVector acc = FloatVector.fromArray(F, out, outOff + i);
-            int at = slot * kvDim + dimOff + i;
-            for (int j = 0; j < run; j++, at += kvDim) {
-                acc = widen(value, at).fma(FloatVector.broadcast(F, w[wOff + j] * vs[at / BLOCK]), acc);
+            int at = slot * kvDim + dimOff + i, scaleAt = slot * blocks + firstBlock + i / BLOCK;
+            for (int j = 0; j < run; j++, at += kvDim, scaleAt += blocks) {
+                acc = widen(value, at).fma(FloatVector.broadcast(F, w[wOff + j] * vs[scaleAt]), acc);
             }
             acc.intoArray(out, outOff + i);
+        }
+        for (int i = body; i < headDim; i++) {
+            float acc = out[outOff + i];
+            int at = slot * kvDim + dimOff + i, scaleAt = slot * blocks + firstBlock + i / BLOCK;
+            for (int j = 0; j < run; j++, at += kvDim, scaleAt += blocks) acc = Math.fma(value[at], w[wOff + j] * vs[scaleAt], acc);
+            out[outOff + i] = acc;
         }
     }
 
     @Override
-    public void accumulate2(int layer, int from, int to, int dimOff, int n, float[] w0, float[] w1, int wOff,
-            float[] out, int outOff) {
+    public void accumulate2(int layer, int from, int to, int head, float[] w0, float[] w1, int wOff, float[] out, int outOff) {
         for (int p = from; p < to; ) {
             int slot = slot(p);
             int run = runLength(slot, to - p);
-            slotAccumulate2(layer, slot, run, dimOff, n, w0, w1, wOff + p - from, out, outOff);
+            slotAccumulate2(layer, slot, run, head, w0, w1, wOff + p - from, out, outOff);
             p += run;
         }
     }
 
     /**
      * {@link #slotAccumulate} for two queries, each widened value feeding both (same arithmetic per query).
-     * Four vectors of dimensions at a time where {@code n} allows: eight accumulation chains instead of
-     * two, each lane still adding the slots in order. A vector never straddles two scale blocks (W <= 16 < 32).
+     * Four vectors of dimensions at a time where the head allows: eight accumulation chains instead of
+     * two, each lane still adding the slots in order.
      */
-    private void slotAccumulate2(int layer, int slot, int run, int dimOff, int n, float[] w0, float[] w1, int wOff,
-            float[] out, int outOff) {
+    private void slotAccumulate2(int layer, int slot, int run, int head, float[] w0, float[] w1, int wOff, float[] out, int outOff) {
         byte[] value = values[layer];
         float[] vs = valueScales[layer];
-        int o1 = outOff + n;
+        int dimOff = head * headDim, firstBlock = head * headBlocks, body = headDim & -W;
+        int o1 = outOff + headDim;
         int i = 0;
-        for (; i + 4 * W <= n; i += 4 * W) {
+        for (; i + 4 * W <= body; i += 4 * W) {
             FloatVector a0 = FloatVector.fromArray(F, out, outOff + i);
             FloatVector a1 = FloatVector.fromArray(F, out, outOff + i + W);
             FloatVector a2 = FloatVector.fromArray(F, out, outOff + i + 2 * W);
@@ -270,10 +309,11 @@ public final class Int8KvCache extends KvCache {
             FloatVector b1 = FloatVector.fromArray(F, out, o1 + i + W);
             FloatVector b2 = FloatVector.fromArray(F, out, o1 + i + 2 * W);
             FloatVector b3 = FloatVector.fromArray(F, out, o1 + i + 3 * W);
-            int at = slot * kvDim + dimOff + i;
-            for (int j = 0; j < run; j++, at += kvDim) {
+            int at = slot * kvDim + dimOff + i, scaleAt = slot * blocks + firstBlock;
+            int block0 = i / BLOCK, block1 = (i + W) / BLOCK, block2 = (i + 2 * W) / BLOCK, block3 = (i + 3 * W) / BLOCK;
+            for (int j = 0; j < run; j++, at += kvDim, scaleAt += blocks) {
                 float x0 = w0[wOff + j], x1 = w1[wOff + j];
-                float s0 = vs[at / BLOCK], s1 = vs[(at + W) / BLOCK], s2 = vs[(at + 2 * W) / BLOCK], s3 = vs[(at + 3 * W) / BLOCK];
+                float s0 = vs[scaleAt + block0], s1 = vs[scaleAt + block1], s2 = vs[scaleAt + block2], s3 = vs[scaleAt + block3];
                 FloatVector v0 = widen(value, at), v1 = widen(value, at + W), v2 = widen(value, at + 2 * W),
                         v3 = widen(value, at + 3 * W);
                 a0 = v0.fma(FloatVector.broadcast(F, x0 * s0), a0);
@@ -294,23 +334,34 @@ public final class Int8KvCache extends KvCache {
             b2.intoArray(out, o1 + i + 2 * W);
             b3.intoArray(out, o1 + i + 3 * W);
         }
-        for (; i < n; i += W) {
+        for (; i < body; i += W) {
             FloatVector acc0 = FloatVector.fromArray(F, out, outOff + i);
             FloatVector acc1 = FloatVector.fromArray(F, out, o1 + i);
-            int at = slot * kvDim + dimOff + i;
-            for (int j = 0; j < run; j++, at += kvDim) {
+            int at = slot * kvDim + dimOff + i, scaleAt = slot * blocks + firstBlock + i / BLOCK;
+            for (int j = 0; j < run; j++, at += kvDim, scaleAt += blocks) {
                 FloatVector v = widen(value, at);
-                float blockScale = vs[at / BLOCK];
+                float blockScale = vs[scaleAt];
                 acc0 = v.fma(FloatVector.broadcast(F, w0[wOff + j] * blockScale), acc0);
                 acc1 = v.fma(FloatVector.broadcast(F, w1[wOff + j] * blockScale), acc1);
             }
             acc0.intoArray(out, outOff + i);
             acc1.intoArray(out, o1 + i);
         }
+        for (; i < headDim; i++) {
+            float acc0 = out[outOff + i], acc1 = out[o1 + i];
+            int at = slot * kvDim + dimOff + i, scaleAt = slot * blocks + firstBlock + i / BLOCK;
+            for (int j = 0; j < run; j++, at += kvDim, scaleAt += blocks) {
+                float v = value[at], blockScale = vs[scaleAt];
+                acc0 = Math.fma(v, w0[wOff + j] * blockScale, acc0);
+                acc1 = Math.fma(v, w1[wOff + j] * blockScale, acc1);
+            }
+            out[outOff + i] = acc0;
+            out[o1 + i] = acc1;
+        }
     }
 
     @Override
     public long bytes() {
-        return 2L * layers * capacity * (kvDim + (long) kvDim / BLOCK * Float.BYTES);
+        return 2L * layers * slots * (kvDim + (long) blocks * Float.BYTES);
     }
 }

@@ -2,30 +2,88 @@ package dev.needlewb.engine.layer;
 
 /**
  * Keys (after k_norm and RoPE) and values of every layer for the positions a query can still see
- * ({@link Visibility}). Storage is {@code sinks} pinned slots plus a ring of {@code window} slots, or one slot per
- * position up to {@code maxPositions} without a window.
+ * ({@link Visibility}). Slots are {@code sinks} pinned ones plus a ring of {@code window}, or one per
+ * position up to {@code maxPositions} without a window: that many at most ({@link #capacity}). The
+ * storage follows the slots a session writes, not the capacity: it starts at {@link #INITIAL_SLOTS}
+ * (or the capacity, if smaller) and doubles when a write needs a slot past it, so a header's
+ * max_seq_len of 2^31 - 1 costs nothing until a run reaches those positions. Every read and write
+ * addresses one kv head's {@code headDim} values.
  */
 public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
+    /** Slots allocated up front; the mini and released geometries' caches (256 slots) never grow. */
+    static final int INITIAL_SLOTS = 256;
+    /** Elements past the largest array a layer plane may have (the JVM refuses arrays of nearly 2^31). */
+    private static final int ARRAY_HEADROOM = 1024;
+
     protected final int layers;
+    protected final int kvHeads;
+    protected final int headDim;
     protected final int kvDim;
     protected final int window;
     protected final int sinks;
     private final Visibility visibility;
     protected final int capacity;
     private final int maxPositions;
+    /** Slots allocated in every layer's arrays: the row stride of the dimension-major planes. */
+    protected int slots;
 
-    protected KvCache(int layers, int kvDim, int window, int sinks, int maxPositions) {
-        if (window < 0 || sinks < 0 || maxPositions <= 0) {
-            throw new IllegalArgumentException("window " + window + ", sinks " + sinks + ", max positions " + maxPositions);
+    protected KvCache(int layers, int kvHeads, int headDim, int window, int sinks, int maxPositions) {
+        if (layers <= 0 || kvHeads <= 0 || headDim <= 0 || window < 0 || sinks < 0 || maxPositions <= 0) {
+            throw new IllegalArgumentException("layers " + layers + ", kv heads " + kvHeads + ", head_dim " + headDim + ", window "
+                    + window + ", sinks " + sinks + ", max positions " + maxPositions);
         }
         this.layers = layers;
-        this.kvDim = kvDim;
+        this.kvHeads = kvHeads;
+        this.headDim = headDim;
+        this.kvDim = Math.multiplyExact(kvHeads, headDim);
         this.window = window;
         this.sinks = sinks;
         this.maxPositions = maxPositions;
         this.visibility = new Visibility(window, sinks);
-        this.capacity = window == 0 ? maxPositions : Math.min(maxPositions, sinks + window);
+        this.capacity = (int) Math.min(maxPositions, window == 0 ? maxPositions : (long) sinks + window);
+        if (capacity > maxSlots(kvDim)) {
+            throw new IllegalArgumentException(capacity + " slots of kv width " + kvDim + " exceed one array per layer; at most "
+                    + maxSlots(kvDim) + " (see positionLimit)");
+        }
     }
+
+    /**
+     * The most slots a cache of kv width {@code kvDim} can hold: each layer plane is one array of
+     * {@code slots * kvDim} values.
+     */
+    public static int maxSlots(int kvDim) {
+        return (Integer.MAX_VALUE - ARRAY_HEADROOM) / kvDim;
+    }
+
+    /**
+     * The most positions a session with this window can reach: any with a ring no larger than
+     * {@link #maxSlots}, else {@link #maxSlots} (one slot per position).
+     */
+    public static int positionLimit(int kvDim, int window, int sinks) {
+        int most = maxSlots(kvDim);
+        return window != 0 && (long) sinks + window <= most ? Integer.MAX_VALUE : most;
+    }
+
+    /** Allocates the first slots; subclasses call it once their arrays exist. */
+    protected final void allocateInitial() {
+        int initial = Math.min(capacity, INITIAL_SLOTS);
+        resize(initial);
+        slots = initial;
+    }
+
+    /** Makes {@code slot} addressable, doubling the storage (up to the capacity) when it is not yet. */
+    protected final void reserve(int slot) {
+        if (slot < slots) return;
+        int grown = (int) Math.min(capacity, Math.max(slot + 1L, 2L * slots));
+        resize(grown);
+        slots = grown;
+    }
+
+    /**
+     * Reallocates every layer's arrays for {@code newSlots} slots, keeping the values of the slots
+     * held so far ({@link #slots} of them; none on the first call).
+     */
+    protected abstract void resize(int newSlots);
 
     public int window() {
         return window;
@@ -77,42 +135,43 @@ public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
     }
 
     /**
-     * {@code scores[sOff + p - from] = scale * dot(q[qOff, +n), key[layer, p][dimOff, +n))} for
-     * {@code p} in {@code [from, to)}; {@code n} a multiple of 16.
+     * {@code scores[sOff + p - from] = scale * dot(q[qOff, +headDim), key[layer, p] of kv head {@code head})} for
+     * {@code p} in {@code [from, to)}.
      */
-    public abstract void scores(int layer, int from, int to, int dimOff, int n, float[] q, int qOff, float scale,
-            float[] scores, int sOff);
-
-    /** {@code out[outOff, +n) += sum over p in [from, to) of w[wOff + p - from] * value[layer, p][dimOff, +n)}. */
-    public abstract void accumulate(int layer, int from, int to, int dimOff, int n, float[] w, int wOff, float[] out, int outOff);
+    public abstract void scores(int layer, int from, int to, int head, float[] q, int qOff, float scale, float[] scores, int sOff);
 
     /**
-     * {@link #scores} for two consecutive queries sharing a kv head: {@code q[qOff, +n)} into {@code s0}
-     * and {@code q[qOff + n, +n)} into {@code s1}, each bit for bit what {@link #scores} gives it. A
+     * {@code out[outOff, +headDim) += sum over p in [from, to) of w[wOff + p - from] * value[layer, p]} of kv head
+     * {@code head}.
+     */
+    public abstract void accumulate(int layer, int from, int to, int head, float[] w, int wOff, float[] out, int outOff);
+
+    /**
+     * {@link #scores} for two consecutive queries sharing a kv head: {@code q[qOff, +headDim)} into {@code s0}
+     * and {@code q[qOff + headDim, +headDim)} into {@code s1}, each bit for bit what {@link #scores} gives it. A
      * cache overrides this when the two can share the work of reading the keys.
      */
-    public void scores2(int layer, int from, int to, int dimOff, int n, float[] q, int qOff, float scale,
-            float[] s0, float[] s1, int sOff) {
-        scores(layer, from, to, dimOff, n, q, qOff, scale, s0, sOff);
-        scores(layer, from, to, dimOff, n, q, qOff + n, scale, s1, sOff);
+    public void scores2(int layer, int from, int to, int head, float[] q, int qOff, float scale, float[] s0, float[] s1, int sOff) {
+        scores(layer, from, to, head, q, qOff, scale, s0, sOff);
+        scores(layer, from, to, head, q, qOff + headDim, scale, s1, sOff);
     }
 
     /**
      * {@link #accumulate} for two consecutive queries sharing a kv head: weights {@code w0} into
-     * {@code out[outOff, +n)}, {@code w1} into {@code out[outOff + n, +n)}, each bit for bit as {@link #accumulate}.
+     * {@code out[outOff, +headDim)}, {@code w1} into {@code out[outOff + headDim, +headDim)}, each bit for bit as
+     * {@link #accumulate}.
      */
-    public void accumulate2(int layer, int from, int to, int dimOff, int n, float[] w0, float[] w1, int wOff,
-            float[] out, int outOff) {
-        accumulate(layer, from, to, dimOff, n, w0, wOff, out, outOff);
-        accumulate(layer, from, to, dimOff, n, w1, wOff, out, outOff + n);
+    public void accumulate2(int layer, int from, int to, int head, float[] w0, float[] w1, int wOff, float[] out, int outOff) {
+        accumulate(layer, from, to, head, w0, wOff, out, outOff);
+        accumulate(layer, from, to, head, w1, wOff, out, outOff + headDim);
     }
 
-    /** Bytes held for keys and values. */
+    /** Bytes allocated for keys and values (they grow with the slots written, see {@link #reserve}). */
     public abstract long bytes();
 
     /**
      * One array of a layer's storage and where a slot's {@code width} values lie in it: slot-major at
-     * {@code slot * width + i}, or dimension-major at {@code i * capacity + slot}.
+     * {@code slot * width + i}, or dimension-major at {@code i * slots + slot}.
      */
     protected record Plane(Object array, int width, boolean slotMajor) {}
 
@@ -170,6 +229,9 @@ public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
 
     /** Puts positions {@code [from, to)} of {@code rows} back into their slots. */
     public void load(Rows rows, int from, int to) {
+        if (from < to) {
+            for (int p = from; p < to; p = slotRunEnd(p)) reserve(slot(Math.min(to, slotRunEnd(p)) - 1));
+        }
         copy(rows, from, to, false);
     }
 
@@ -191,7 +253,7 @@ public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
                     if (plane.slotMajor()) {
                         transfer(save, plane.array(), slot * w, held, at * w, run * w);
                     } else {
-                        for (int dim = 0; dim < w; dim++) transfer(save, plane.array(), dim * capacity + slot, held, dim * n + at, run);
+                        for (int dim = 0; dim < w; dim++) transfer(save, plane.array(), dim * slots + slot, held, dim * n + at, run);
                     }
                 }
             }

@@ -38,12 +38,8 @@ public final class Norms {
     /** {@code 1 / sqrt(mean(x^2) + 1e-6)} over {@code n} values, the sum of squares in the order {@code sums} names. */
     public static float inverseRms(Arithmetic.Sums sums, float[] x, int off, int n) {
         float ss = 0f;
-        int i = off;
-        if (sums == Arithmetic.Sums.LANES) {
-            ss = Lanes.dot(x, off, x, off, n);
-            i += Lanes.loopBound(n);
-        }
-        for (; i < off + n; i++) ss += x[i] * x[i];
+        if (sums == Arithmetic.Sums.LANES) ss = Lanes.dotAll(x, off, x, off, n);
+        else for (int i = off; i < off + n; i++) ss += x[i] * x[i];
         return (float) (1.0 / Math.sqrt(ss / n + EPS));
     }
 

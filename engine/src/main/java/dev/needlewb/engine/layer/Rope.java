@@ -2,30 +2,51 @@ package dev.needlewb.engine.layer;
 
 /**
  * Rotary position embedding over halves: dim {@code i} pairs with {@code i + headDim/2},
- * {@code [x1 cos - x2 sin, x2 cos + x1 sin]}, angle {@code pos / theta^(2i / headDim)}; tables
- * computed in double and stored as float32.
+ * {@code [x1 cos - x2 sin, x2 cos + x1 sin]}, angle {@code pos / theta^(2i / headDim)}; the angles and
+ * their cosines and sines computed in double and stored as float32, one row of {@code headDim / 2} per
+ * position. A table holds the rows of a fixed set of positions: a prompt's (the batch prefill), or the
+ * one position a decoding step is at ({@link #moveTo}), so its size follows the positions a run
+ * computes, never the model's max_seq_len.
  */
 public final class Rope {
     private final int half;
+    /** {@code theta^(2i / headDim)} per pair, the divisor of each angle. */
+    private final double[] wavelengths;
     private final float[] cos;
     private final float[] sin;
 
-    public Rope(int headDim, int positions, double theta) {
+    /** A table of {@code rows} rows, none filled yet. */
+    public Rope(int headDim, double theta, int rows) {
         this.half = headDim / 2;
-        this.cos = new float[positions * half];
-        this.sin = new float[positions * half];
-        for (int p = 0; p < positions; p++) {
-            for (int i = 0; i < half; i++) {
-                double angle = p / Math.pow(theta, 2.0 * i / headDim);
-                cos[p * half + i] = (float) Math.cos(angle);
-                sin[p * half + i] = (float) Math.sin(angle);
-            }
+        this.wavelengths = new double[half];
+        for (int i = 0; i < half; i++) wavelengths[i] = Math.pow(theta, 2.0 * i / headDim);
+        this.cos = new float[Math.multiplyExact(rows, half)];
+        this.sin = new float[Math.multiplyExact(rows, half)];
+    }
+
+    /** The rows of positions {@code 0 .. positions - 1}, row {@code p} for position {@code p}. */
+    public static Rope ofPositions(int headDim, double theta, int positions) {
+        Rope rope = new Rope(headDim, theta, positions);
+        for (int p = 0; p < positions; p++) rope.fill(p, p);
+        return rope;
+    }
+
+    /** A one-row table set to position {@code pos}: what a decoding step reads for every layer. */
+    public void moveTo(int pos) {
+        fill(0, pos);
+    }
+
+    private void fill(int row, int pos) {
+        for (int i = 0; i < half; i++) {
+            double angle = pos / wavelengths[i];
+            cos[row * half + i] = (float) Math.cos(angle);
+            sin[row * half + i] = (float) Math.sin(angle);
         }
     }
 
-    /** Rotates every head of {@code x[off, off + heads * headDim)} for position {@code pos}. */
-    public void apply(float[] x, int off, int heads, int pos) {
-        int t = pos * half;
+    /** Rotates every head of {@code x[off, off + heads * headDim)} by table row {@code row}. */
+    public void apply(float[] x, int off, int heads, int row) {
+        int t = row * half;
         for (int h = 0; h < heads; h++) {
             int base = off + h * 2 * half;
             for (int i = 0; i < half; i++) {

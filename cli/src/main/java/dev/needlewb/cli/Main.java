@@ -17,7 +17,7 @@ import picocli.CommandLine.Command;
         description = "Convert, check and run Needle 2 models.",
         subcommands = {CommandLine.HelpCommand.class, DemoCommand.class, InspectCommand.class, NamesCommand.class,
             ConvertCommand.class, TokenizeCommand.class, ReferenceCommand.class, GenerateCommand.class, BenchCommand.class,
-            ParityCommand.class, EvalCommand.class, StudyCommand.class, CodebookCommand.class, TrainJvmCommand.class})
+            ParityCommand.class, EvalCommand.class, StudyCommand.class, SweepCommand.class, CodebookCommand.class, TrainJvmCommand.class})
 public final class Main implements Runnable {
     /** Exit code for a user error (bad file, bad option): one line on stderr, no stack trace. */
     public static final int EXIT_USER_ERROR = 2;

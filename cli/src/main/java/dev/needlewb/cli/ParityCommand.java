@@ -88,6 +88,9 @@ final class ParityCommand implements Callable<Integer> {
     @Option(names = "--out", defaultValue = "needle-wb-out/parity", paramLabel = "DIR", description = "Folder for parity.json, parity.md and parity.html (default: ${DEFAULT-VALUE}).")
     Path out;
 
+    @Option(names = "--no-html", description = "Write parity.json and parity.md only (drawing the HTML page's charts takes most of a small model's run).")
+    boolean noHtml;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -135,7 +138,7 @@ final class ParityCommand implements Callable<Integer> {
         if (input.tokensFile != null) inputs.add(InputFile.of("tokens", input.tokensFile));
         if (profile != null && !ToleranceProfile.BUILT_IN.contains(profile)) inputs.add(InputFile.of("profile", Path.of(profile)));
         ParityReport report = new ParityReport(result, weights, ids, effective.size(), effective.text(), sinks, inputs, CommandLines.of(spec));
-        List<Path> written = ReportFiles.write(out, "parity", report.report(), report.markdown(), report.html(),
+        List<Path> written = ReportFiles.write(out, "parity", report.report(), report.markdown(), noHtml ? null : report.html(),
                 inputs.stream().map(InputFile::path).toArray(Path[]::new));
 
         printSummary(result, weights, written);

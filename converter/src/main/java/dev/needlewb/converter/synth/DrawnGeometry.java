@@ -15,7 +15,8 @@ import java.util.Map;
  */
 public record DrawnGeometry(String name, Map<String, Object> config, List<ProbeHead> heads, int group, String bitsMap) {
     public DrawnGeometry {
-        config = Map.copyOf(config);
+        // Insertion order, not Map.copyOf's per-process order: the checkpoint's pickle is then the same bytes in every run.
+        config = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(config));
         heads = List.copyOf(heads);
     }
 

@@ -1,0 +1,29 @@
+package dev.needlewb.cli;
+
+import dev.needlewb.core.simd.VectorWidth;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A fresh JVM running this workbench (same Java, same class path, so the torch engine too when this
+ * process has it) at a chosen vector width: the kernels fix their width when they load, so a command
+ * at another width needs a process of its own. On a machine narrower than the width asked for, the
+ * kernels run the Vector API's Java fallback: the same semantics, slower.
+ */
+final class ChildJvm {
+    /** Heap of one child: a sweep's models are small; three children side by side stay within a few GB. */
+    private static final String HEAP = "-Xmx1g";
+
+    private ChildJvm() {}
+
+    /** The process {@code needle-wb args...} at {@code bits}, its output (both streams) into {@code log}. */
+    static ProcessBuilder at(int bits, Path log, List<String> args) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(List.of("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", HEAP,
+                "-D" + VectorWidth.PROPERTY + "=" + bits, "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        command.addAll(args);
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+    }
+}

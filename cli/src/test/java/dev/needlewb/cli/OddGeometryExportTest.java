@@ -86,6 +86,10 @@ class OddGeometryExportTest {
     }
 
     private Path dir;
+    /** Groups below the command line's 64, which upstream's build_export(group=...) writes. */
+    private static final int[] SMALL_GROUPS = {32, 16};
+    /** Every record width in one file: 4-bit embedding, 2-bit mHC, 3-bit k_proj, ternary elsewhere. */
+    private static final String SMALL_GROUP_BITS = "embedding=4,mhc=2,attn.k_proj=3,default=1.58";
 
     private final Map<Case, Path> checkpoints = new LinkedHashMap<>();
     private final Map<Case, Path> exports = new LinkedHashMap<>();
@@ -155,6 +159,11 @@ class OddGeometryExportTest {
         }
         tokenizerlessExpected = dir.resolve("no-tokenizer.expected.cact");
         jobs.add(job(checkpoints.get(Case.CTX64_D96), null, Case.CTX64_D96.bitsMap, 64, tokenizerlessExpected));
+        // build_export(group=32) and (group=16): groups upstream's API takes and its command line never writes.
+        for (int group : SMALL_GROUPS) {
+            jobs.add(job(checkpoints.get(Case.CTX64_D96), dir.resolve(Case.CTX64_D96.name() + ".tokenizer"), SMALL_GROUP_BITS, group,
+                    smallGroup(group)));
+        }
 
         Path jobsFile = dir.resolve("jobs.json");
         Files.writeString(jobsFile, jobs.toString());
@@ -162,6 +171,31 @@ class OddGeometryExportTest {
         String python = Files.isExecutable(Path.of("/usr/bin/python3")) ? "/usr/bin/python3" : "python3";
         String summary = PythonProcess.run(List.of(python, script.toString(), jobsFile.toString()), 600);
         System.out.println("expected_export.py: " + summary.strip());
+    }
+
+    private Path smallGroup(int group) {
+        return dir.resolve("group" + group + ".expected.cact");
+    }
+
+    /**
+     * Groups upstream's build_export API takes (any power of two from 8) and its command line never writes
+     * (always 128): the reader takes 64 and 128, the groups of the files upstream ships and converts, and
+     * refuses the rest when it loads the directory, in one line naming the tensor and the byte, in every command.
+     */
+    @Test
+    void groupsOnlyUpstreamsApiWritesAreRefusedAtLoadInOneLine() throws Exception {
+        for (int group : SMALL_GROUPS) {
+            String file = smallGroup(group).toString();
+            for (String[] command : List.of(new String[] {"inspect", file},
+                    new String[] {"reference", file, "--tokens", TOKENS, "--out", dir.resolve("group.npz").toString()},
+                    new String[] {"generate", file, "--prompt", "Hello", "--max-new", "3"},
+                    new String[] {"parity", file, "--tokens", TOKENS, "--out", dir.resolve("group-parity").toString()})) {
+                CliRun run = CliRun.of(command);
+                assertThat(run.exit()).as(run.err()).isEqualTo(Main.EXIT_USER_ERROR);
+                assertThat(run.err().strip()).doesNotContain("\n").contains(smallGroup(group).getFileName() + ": tensor 0 (embedding) at byte")
+                        .contains("unsupported CQ group " + group + " (64 or 128)");
+            }
+        }
     }
 
     private static String job(Path ckpt, Path tokenizer, String bits, int group, Path out) {

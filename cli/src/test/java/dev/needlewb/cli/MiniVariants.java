@@ -64,6 +64,13 @@ final class MiniVariants {
                 g.engramConvDilation(), g.engramOrders(), g.engramSites(), g.ropeTheta(), window, g.kvBits());
     }
 
+    /** The mini geometry with another max_seq_len: the same shapes, another context. */
+    static Geometry maxSeqLen(Geometry g, int positions) {
+        return new Geometry(g.vocab(), g.dModel(), g.numHeads(), g.numKvHeads(), g.numLayers(), g.headDim(), positions,
+                g.hadaN(), g.mhcLanes(), g.engramSlots(), g.engramSubDim(), g.numEngramTables(), g.engramConvTaps(),
+                g.engramConvDilation(), g.engramOrders(), g.engramSites(), g.ropeTheta(), g.kvWindow(), g.kvBits());
+    }
+
     /** The mini geometry with a different rope theta: the same shapes, another architecture. */
     static Geometry ropeTheta(Geometry g, float theta) {
         return new Geometry(g.vocab(), g.dModel(), g.numHeads(), g.numKvHeads(), g.numLayers(), g.headDim(), g.maxSeqLen(),

@@ -53,6 +53,34 @@ class EngineLoadTest {
         }
     }
 
+    /**
+     * A header's max_seq_len of 2^31 - 1 costs nothing until a session reaches those positions: the engine caps a
+     * windowless session at what one array per layer holds, the caches start at 256 slots, and the steps run.
+     */
+    @Test
+    void aContextOf2To31PositionsAllocatesForThePositionsUsed(@TempDir Path dir) throws Exception {
+        byte[] bytes = Files.readAllBytes(GoldenLogitsTest.cact());
+        java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(44, Integer.MAX_VALUE); // max_seq_len (u32 at 44)
+        Path longContext = dir.resolve("long.cact");
+        Files.write(longContext, bytes);
+        int[] tokens = GoldenLogitsTest.tokens("s040");
+        for (NumericMode mode : NumericMode.values()) {
+            float[] want;
+            try (Engine e = Engine.open(GoldenLogitsTest.cact(), new EngineOptions(mode, 1, 0, 0, EngineOptions.FROM_HEADER))) {
+                want = e.newSession().prefill(tokens);
+            }
+            try (Engine e = Engine.open(longContext, new EngineOptions(mode, 1, 0, 0, EngineOptions.FROM_HEADER))) {
+                assertThat(e.geometry().maxSeqLen()).isEqualTo(Integer.MAX_VALUE);
+                assertThat(e.maxPositions()).isEqualTo(dev.needlewb.engine.layer.KvCache.positionLimit(64, 0, 0));
+                Session s = e.newSession();
+                long perSlot = mode == NumericMode.EXACT ? 2L * 64 * 4 : 2L * (64 + 2 * 4);
+                assertThat(s.cache().bytes()).isEqualTo(6 * 256 * perSlot);
+                // The same logits as with the header's own 256 positions: the context changes no arithmetic.
+                assertThat(s.prefill(tokens)).containsExactly(want);
+            }
+        }
+    }
+
     @Test
     void windowAndKvWidthComeFromTheHeader(@TempDir Path dir) throws Exception {
         try (Engine e = Engine.open(GoldenLogitsTest.cact(), EngineOptions.production().withThreads(1))) {

@@ -30,7 +30,7 @@ public final class Generator {
      */
     public record Timings(long prefillNanos, long firstTokenNanos, long decodeNanos, int decodeSteps) {}
 
-    /** {@code kvCacheBytes}: what the generating session's KV cache holds (its budget, allocated up front). */
+    /** {@code kvCacheBytes}: what the generating session's KV cache holds (the slots it reached, from 256 up, doubling). */
     public record Result(int[] promptIds, int[] generatedIds, String text, StopReason stopReason, Timings timings,
                          long kvCacheBytes) {
         public Result {

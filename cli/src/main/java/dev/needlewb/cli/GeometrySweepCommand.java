@@ -45,9 +45,11 @@ import picocli.CommandLine.Option;
 final class GeometrySweepCommand implements Callable<Integer> {
     private static final List<Integer> WIDTHS = List.of(128, 256, 512);
     private static final int MAX_COUNT = 10_000;
+    /** The key of a width's child process itself among its commands' outcomes. */
+    private static final String CHILD = "";
 
     @Option(names = "--count", paramLabel = "N", defaultValue = "12",
-            description = "Geometries to draw: the " + "8 corner geometries first, then random ones (default: ${DEFAULT-VALUE}).")
+            description = "Geometries to draw: the 8 corner geometries first, then random ones (default: ${DEFAULT-VALUE}).")
     int count;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "2026", description = "Seed of the draws and the weights (default: ${DEFAULT-VALUE}).")
@@ -160,7 +162,7 @@ final class GeometrySweepCommand implements Callable<Integer> {
     private String promptIds(int vocab) {
         StringJoiner ids = new StringJoiner(",");
         ids.add("2");
-        for (int i = 1; i < tokens; i++) ids.add(Integer.toString(4 + (int) ((i * 7919L + seed) % (vocab - 4))));
+        for (int i = 1; i < tokens; i++) ids.add(Integer.toString(4 + (int) Math.floorMod(i * 7919L + seed, (long) vocab - 4)));
         return ids.toString();
     }
 
@@ -177,29 +179,39 @@ final class GeometrySweepCommand implements Callable<Integer> {
         int parallel = jobs != null ? jobs : Math.min(order.size(), Runtime.getRuntime().availableProcessors());
         Map<Integer, Process> running = new HashMap<>();
         Map<Integer, Map<String, CommandOutcome>> results = new HashMap<>();
-        for (int n = 0; n < order.size() || !running.isEmpty(); ) {
-            if (n < order.size() && running.size() < parallel) {
-                int bits = order.get(n++);
-                List<SweepWorkerCommand.Step> steps = new ArrayList<>();
-                for (Converted c : converted) if (c.convert().exit() == 0) steps.add(new SweepWorkerCommand.Step(c.drawn().name(), parityArgs(c, bits)));
-                Path plan = work.resolve("plan-" + bits + ".json"), done = work.resolve("results-" + bits + ".jsonl");
-                Files.writeString(plan, SweepWorkerCommand.planJson(steps), StandardCharsets.UTF_8);
-                Files.deleteIfExists(done);
-                say.println("parity at " + bits + " bits: " + steps.size() + " geometries in a child JVM (log " + work.resolve("log-" + bits + ".txt") + ")");
-                say.flush();
-                running.put(bits, ChildJvm.at(bits, work.resolve("log-" + bits + ".txt"),
-                        List.of("sweep", "run-plan", plan.toString(), "--results", done.toString())).start());
-                continue;
+        try {
+            for (int n = 0; n < order.size() || !running.isEmpty(); ) {
+                if (n < order.size() && running.size() < parallel) {
+                    int bits = order.get(n++);
+                    running.put(bits, startWidth(bits, converted, work, say));
+                    continue;
+                }
+                for (var it = running.entrySet().iterator(); it.hasNext(); ) {
+                    var e = it.next();
+                    if (e.getValue().isAlive()) continue;
+                    results.put(e.getKey(), readResults(e.getKey(), work, e.getValue().exitValue()));
+                    it.remove();
+                }
+                if (!running.isEmpty()) Thread.sleep(50);
             }
-            for (var it = running.entrySet().iterator(); it.hasNext(); ) {
-                var e = it.next();
-                if (e.getValue().isAlive()) continue;
-                results.put(e.getKey(), readResults(e.getKey(), work, e.getValue().exitValue()));
-                it.remove();
-            }
-            if (!running.isEmpty()) Thread.sleep(50);
+        } finally {
+            // Interrupted or failed: no child outlives the sweep.
+            running.values().forEach(Process::destroyForcibly);
         }
         return results;
+    }
+
+    /** Writes the plan of one width (the parity command of every converted geometry) and starts its child JVM. */
+    private Process startWidth(int bits, List<Converted> converted, Path work, PrintWriter say) throws WorkbenchException, IOException {
+        List<SweepWorkerCommand.Step> steps = new ArrayList<>();
+        for (Converted c : converted) if (c.convert().exit() == 0) steps.add(new SweepWorkerCommand.Step(c.drawn().name(), parityArgs(c, bits)));
+        Path plan = work.resolve("plan-" + bits + ".json"), done = work.resolve("results-" + bits + ".jsonl");
+        Files.writeString(plan, SweepWorkerCommand.planJson(steps), StandardCharsets.UTF_8);
+        Files.deleteIfExists(done);
+        say.println("parity at " + bits + " bits: " + steps.size() + " geometries in a child JVM (log " + work.resolve("log-" + bits + ".txt") + ")");
+        say.flush();
+        return ChildJvm.at(bits, work.resolve("log-" + bits + ".txt"), List.of("sweep", "run-plan", plan.toString(), "--results", done.toString()))
+                .start();
     }
 
     /** The outcomes a width's child reported; the commands it never reported died with it ({@link CommandOutcome#CRASHED}). */
@@ -216,9 +228,6 @@ final class GeometrySweepCommand implements Callable<Integer> {
         outcomes.put(CHILD, new CommandOutcome(childExit, "child JVM exit " + childExit + " (log " + work.resolve("log-" + bits + ".txt") + ")", 0));
         return outcomes;
     }
-
-    /** The key of a width's child process itself among its commands' outcomes. */
-    private static final String CHILD = "";
 
     private GeometryOutcome outcome(Converted c, Map<Integer, Map<String, CommandOutcome>> byWidth) throws WorkbenchException, IOException {
         List<WidthOutcome> perWidth = new ArrayList<>();

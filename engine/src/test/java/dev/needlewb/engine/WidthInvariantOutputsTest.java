@@ -50,14 +50,7 @@ class WidthInvariantOutputsTest {
         EngineOptions options = new EngineOptions(mode, threads, 16, 3, tokens.length + 8);
         MessageDigest sha = MessageDigest.getInstance("SHA-256");
         try (Engine e = Engine.open(GoldenLogitsTest.cact(), options)) {
-            Session s = e.newSession();
-            if (prefill.equals("batch")) {
-                try (BatchPrefill batch = BatchPrefill.open(e)) {
-                    add(sha, batch.prefillAllLogits(s, tokens));
-                }
-            } else {
-                for (int t : tokens) add(sha, s.step(t));
-            }
+            Session s = prompt(sha, e, tokens, prefill);
             int next = 7;
             for (int i = 0; i < 8; i++) {
                 float[] logits = s.step(next);
@@ -88,17 +81,23 @@ class WidthInvariantOutputsTest {
         for (int i = 0; i < tokens.length; i++) tokens[i] = i == 0 ? 2 : 14 + (i * 37) % 280;
         MessageDigest sha = MessageDigest.getInstance("SHA-256");
         try (Engine e = Engine.open(file, new EngineOptions(mode, 1, 20, 2, 64))) {
-            Session s = e.newSession();
-            if (prefill.equals("batch")) {
-                try (BatchPrefill batch = BatchPrefill.open(e)) {
-                    add(sha, batch.prefillAllLogits(s, tokens));
-                }
-            } else {
-                for (int t : tokens) add(sha, s.step(t));
-            }
+            Session s = prompt(sha, e, tokens, prefill);
             for (int i = 0; i < 6; i++) add(sha, s.step(20 + i));
         }
         assertThat(HexFormat.of().formatHex(sha.digest())).as(VectorWidth.describe()).isEqualTo(digest);
+    }
+
+    /** Runs {@code tokens} from position 0, natively or in one batch prefill, adding every position's logits; returns the session. */
+    private static Session prompt(MessageDigest sha, Engine e, int[] tokens, String prefill) throws Exception {
+        Session s = e.newSession();
+        if (prefill.equals("batch")) {
+            try (BatchPrefill batch = BatchPrefill.open(e)) {
+                add(sha, batch.prefillAllLogits(s, tokens));
+            }
+        } else {
+            for (int t : tokens) add(sha, s.step(t));
+        }
+        return s;
     }
 
     private static void add(MessageDigest sha, float[] values) {

@@ -21,9 +21,9 @@ sealed interface Frame permits Frame.Container, StringFrame, NumberFrame, Litera
 
     /** The fewest symbols that finish the whole answer from {@code top}. */
     static int totalNeed(Frame top) {
-        long sum = 0;
-        for (Frame f = top; f != null; f = f.parent()) sum += f.need();
-        return (int) Math.min(sum, StringRule.DEAD);
+        int sum = 0;
+        for (Frame f = top; f != null; f = f.parent()) sum = Need.add(sum, f.need());
+        return sum;
     }
 
     /** The frame after the first symbol of a value of {@code node} inside {@code parent}, or null. */

@@ -8,10 +8,10 @@ import java.math.RoundingMode;
  * What a number value may be: an integer ({@code -?(0|[1-9][0-9]*)}) or a number (the same plus an
  * optional {@code .digits}; the grammar writes no exponents), within optional inclusive
  * {@code minimum}/{@code maximum}. For a prefix of the number's text it answers how many more bytes
- * the shortest in-range completion needs (0: the number may end here), or {@link StringRule#DEAD}.
+ * the shortest in-range completion needs (0: the number may end here), or {@link Need#DEAD}.
  */
 final class NumberRule {
-    static final int DEAD = StringRule.DEAD;
+    private static final int DEAD = Need.DEAD;
     /** Digits searched past the prefix; a bound needs at most its own digit count. */
     private static final int MAX_EXTRA = 48;
 
@@ -51,7 +51,7 @@ final class NumberRule {
     }
 
     private static int plus1(int v) {
-        return v >= DEAD ? DEAD : v + 1;
+        return Need.add(v, 1);
     }
 
     private static BigDecimal negate(BigDecimal v) {

@@ -62,7 +62,7 @@ final class SchemaCompiler {
             case "object" -> object(schema, path);
             default -> throw error(path, "unsupported type \"" + type + "\" (supported: string, integer, number, boolean, null, array, object)");
         };
-        if (node.minBytes() >= StringRule.DEAD) throw error(path, "no value satisfies this schema");
+        if (node.minBytes() >= Need.DEAD) throw error(path, "no value satisfies this schema");
         return node;
     }
 
@@ -172,7 +172,8 @@ final class SchemaCompiler {
     private int count(JsonNode schema, String key, int absent, String path) throws WorkbenchException {
         JsonNode v = schema.get(key);
         if (v == null) return absent;
-        if (!v.canConvertToInt() || !v.isIntegralNumber() || v.intValue() < 0) throw error(path, "\"" + key + "\" must be a non-negative integer");
+        if (!v.isIntegralNumber() || v.bigIntegerValue().signum() < 0) throw error(path, "\"" + key + "\" must be a non-negative integer");
+        if (!v.canConvertToInt()) throw error(path, "\"" + key + "\" " + v.bigIntegerValue() + " is too large: at most " + Integer.MAX_VALUE);
         return v.intValue();
     }
 

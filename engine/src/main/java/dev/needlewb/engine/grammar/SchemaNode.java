@@ -10,7 +10,7 @@ sealed interface SchemaNode {
 
     record StringNode(StringRule rule, int minBytes) implements SchemaNode {
         StringNode(StringRule rule) {
-            this(rule, 1 + rule.need(0, 0));
+            this(rule, Need.add(1, rule.need(0, 0)));
         }
     }
 
@@ -30,7 +30,8 @@ sealed interface SchemaNode {
     /** {@code maxItems} -1: unbounded. */
     record ArrayNode(SchemaNode items, int minItems, int maxItems, int minBytes) implements SchemaNode {
         ArrayNode(SchemaNode items, int minItems, int maxItems) {
-            this(items, minItems, maxItems, 2 + minItems * items.minBytes() + Math.max(0, minItems - 1));
+            // [ ] around minItems items and the commas between them
+            this(items, minItems, maxItems, minItems == 0 ? 2 : Need.add(1, Need.times(minItems, Need.add(items.minBytes(), 1))));
         }
     }
 
@@ -40,7 +41,7 @@ sealed interface SchemaNode {
      */
     record ObjectNode(ByteTrie keys, List<SchemaNode> values, long required, int minBytes) implements SchemaNode {
         ObjectNode(ByteTrie keys, List<SchemaNode> values, long required) {
-            this(keys, values, required, 1 + restAfter(keys, values, required, 0L, true));
+            this(keys, values, required, Need.add(1, restAfter(keys, values, required, 0L, true)));
         }
         static final int MAX_KEYS = 64;
 
@@ -51,21 +52,21 @@ sealed interface SchemaNode {
 
         private static int restAfter(ByteTrie keys, List<SchemaNode> values, long required, long seen, boolean first) {
             long missing = required & ~seen;
-            long bytes = 1;
+            int bytes = 1;
             boolean needComma = !first;
             for (int k = 0; k < keys.words(); k++) {
                 if ((missing >>> k & 1) == 0) continue;
-                bytes += keys.length(k) + 1 + values.get(k).minBytes() + (needComma ? 1 : 0);
+                bytes = Need.add(bytes, keys.length(k) + 1 + (needComma ? 1 : 0), values.get(k).minBytes());
                 needComma = true;
             }
-            return (int) Math.min(bytes, StringRule.DEAD);
+            return bytes;
         }
     }
 
     /** The tool-call object {@code {"name":NAME,"arguments":{...}}}; {@code names} word i's arguments are {@code arguments.get(i)}. */
     record CallNode(ByteTrie names, List<ObjectNode> arguments, int minBytes) implements SchemaNode {
         CallNode(ByteTrie names, List<ObjectNode> arguments) {
-            this(names, arguments, OPEN.length + nameRest(names, arguments, 0));
+            this(names, arguments, Need.add(OPEN.length, nameRest(names, arguments, 0)));
         }
         static final byte[] OPEN = "{\"name\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         static final byte[] MIDDLE = ",\"arguments\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -76,9 +77,9 @@ sealed interface SchemaNode {
         }
 
         private static int nameRest(ByteTrie names, List<ObjectNode> arguments, int node) {
-            int best = StringRule.DEAD;
+            int best = Need.DEAD;
             for (int w : names.wordsBelow(node)) {
-                best = Math.min(best, names.length(w) - names.depth(node) + MIDDLE.length + arguments.get(w).minBytes() + 1);
+                best = Math.min(best, Need.add(names.length(w) - names.depth(node) + MIDDLE.length + 1, arguments.get(w).minBytes()));
             }
             return best;
         }

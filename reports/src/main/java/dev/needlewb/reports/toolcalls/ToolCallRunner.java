@@ -87,7 +87,7 @@ public final class ToolCallRunner {
         ConstrainedDecoding decoding = constrained ? new ConstrainedDecoding(p.masks(), thinkMax, observer) : null;
         if (decoding != null && maxNew < decoding.minimumTokens()) {
             throw new WorkbenchException("--max-new " + maxNew + " cannot hold a tool call: the shortest answer takes "
-                    + decoding.minimumTokens() + " tokens");
+                    + decoding.minimumTokensText() + " tokens");
         }
         Generator.Result r = generator.generate(session, p.prompt().ids(), maxNew, sampler, true, listener, decoding);
         String calls = ToolCallAnswer.callsJson(r.generatedIds(), tokenizer);

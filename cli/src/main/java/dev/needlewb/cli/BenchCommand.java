@@ -137,7 +137,7 @@ final class BenchCommand implements Callable<Integer> {
                 // once for all runs: the warm-up runs fill the grammar's mask cache, as a server's first requests would
                 runner = new ToolCallRunner(ModelTokenizer.of(cact), toolBench.thinkMax, toolBench.requireCall);
             }
-            runner.masks(tools, toolBench.tools.toString());
+            runner.masks(tools);
         }
         String peakRestartFailure = PeakRss.restart();
         for (int i = 0; i < warmup + repetitions; i++) {
@@ -206,7 +206,7 @@ final class BenchCommand implements Callable<Integer> {
                         tokenized = System.nanoTime();
                         ids = promptIds(tokenizer, encoded);
                     } else {
-                        prepared = runner.prepare(tools, toolBench.query, toolBench.tools.toString());
+                        prepared = runner.prepare(tools, toolBench.query, "");
                         tokenized = System.nanoTime();
                         ids = prepared.prompt().ids();
                     }

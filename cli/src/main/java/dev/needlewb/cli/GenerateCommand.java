@@ -103,11 +103,10 @@ final class GenerateCommand implements Callable<Integer> {
             } else {
                 ToolSchemas all = ToolSchemas.read(input.toolCall.tools);
                 runner = new ToolCallRunner(tokenizer, toolArguments.thinkMax, toolArguments.requireCall);
-                String source = input.toolCall.tools.toString();
-                runner.masks(all, source); // every tool's schema compiles, whichever are shown
+                runner.masks(all); // every tool's schema compiles, whichever are shown
                 ToolSchemas shown = toolArguments.topTools == null ? all
                         : ToolSelection.top(cact, engineArguments.options(), tokenizer, all, input.toolCall.query, toolArguments.topTools);
-                prepared = runner.prepare(shown, input.toolCall.query, source);
+                prepared = runner.prepare(shown, input.toolCall.query, "");
                 promptIds = prepared.prompt().ids();
                 toolPrefix = prepared.prompt().toolPrefixTokens();
             }

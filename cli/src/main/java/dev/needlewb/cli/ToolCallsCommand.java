@@ -98,7 +98,7 @@ final class ToolCallsCommand implements Callable<Integer> {
             int positions = cact.geometry().maxSeqLen();
             for (ToolCallCase c : cases) {
                 String source = casesFile + ": case " + c.id();
-                ToolCallRunner.Prepared p = runner.prepare(c.tools(), c.query(), source);
+                ToolCallRunner.Prepared p = runner.prepare(c.tools(), c.query(), "");
                 int room = positions - p.prompt().ids().length;
                 if (room < runner.minimumTokens(p)) {
                     throw new WorkbenchException(source + ": the prompt takes " + p.prompt().ids().length + " of the model's "

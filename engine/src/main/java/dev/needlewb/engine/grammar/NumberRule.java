@@ -86,8 +86,9 @@ final class NumberRule {
             if (hi != null && start.compareTo(hi) > 0) break;
             BigInteger count = BigInteger.TEN.pow(k);
             if (gridHits(start, BigDecimal.ONE, count, lo, hi)) best = Math.min(best, k);
-            if (integer) continue;
-            for (int f = 1; k + 1 + f < best; f++) {
+            // with a fraction the value stays below start + count: if the minimum is not, no fraction helps
+            if (integer || (lo != null && lo.compareTo(start.add(new BigDecimal(count))) >= 0)) continue;
+            for (int f = 1; f <= MAX_EXTRA && k + 1 + f < best; f++) {
                 BigDecimal step = BigDecimal.ONE.movePointLeft(f);
                 if (gridHits(start, step, count.multiply(BigInteger.TEN.pow(f)), lo, hi)) {
                     best = k + 1 + f;

@@ -2,8 +2,12 @@ package dev.needlewb.engine.grammar;
 
 import java.util.List;
 
-/** A compiled JSON-schema value, as the byte automaton needs it. */
-/** Nodes compare by value: equal nodes accept the same values, so frames over them may share cached masks. */
+/**
+ * A compiled JSON-schema value, as the byte automaton needs it. Leaf nodes compare by their rules
+ * (themselves compared by identity); nodes that hold other nodes compare by identity, so hashing a
+ * frame never walks a schema (a schema reached through {@code $ref} from many places is one shared
+ * node, and hashing it by value would cost as much as the schema written out in full).
+ */
 sealed interface SchemaNode {
     /** Bytes of the shortest compact JSON value this node accepts (worked out once, when the node is made). */
     int minBytes();
@@ -33,6 +37,16 @@ sealed interface SchemaNode {
             // [ ] around minItems items and the commas between them
             this(items, minItems, maxItems, minItems == 0 ? 2 : Need.add(1, Need.times(minItems, Need.add(items.minBytes(), 1))));
         }
+
+        @Override
+        public boolean equals(Object o) {
+            return this == o;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
+        }
     }
 
     /**
@@ -61,6 +75,36 @@ sealed interface SchemaNode {
             }
             return bytes;
         }
+
+        @Override
+        public boolean equals(Object o) {
+            return this == o;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
+        }
+    }
+
+    /**
+     * A value of any of {@code options} ({@code anyOf}, a {@code oneOf} whose options no value satisfies
+     * twice, a type list): the automaton follows every option still alive (see {@link UnionFrame}).
+     */
+    record UnionNode(List<SchemaNode> options, int minBytes) implements SchemaNode {
+        UnionNode(List<SchemaNode> options) {
+            this(options, options.stream().mapToInt(SchemaNode::minBytes).min().orElse(Need.DEAD));
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return this == o;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
+        }
     }
 
     /** The tool-call object {@code {"name":NAME,"arguments":{...}}}; {@code names} word i's arguments are {@code arguments.get(i)}. */
@@ -82,6 +126,16 @@ sealed interface SchemaNode {
                 best = Math.min(best, Need.add(names.length(w) - names.depth(node) + MIDDLE.length + 1, arguments.get(w).minBytes()));
             }
             return best;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return this == o;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
         }
     }
 }

@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.tokenizer.ToolSchemas;
+import java.math.BigDecimal;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -18,7 +22,7 @@ class SchemaBoundsTest {
     static ToolCallGrammar grammar(String argument, boolean required) throws WorkbenchException {
         String tools = "[{\"name\":\"f\",\"parameters\":{\"type\":\"object\",\"properties\":{\"x\":" + argument + "}"
                 + (required ? ",\"required\":[\"x\"]" : "") + "}}]";
-        return ToolCallGrammar.compile(ToolSchemas.parse(tools, "t.json"), "t.json", true);
+        return ToolCallGrammar.compile(ToolSchemas.parse(tools, "t.json"), true);
     }
 
     /** Each argument schema, then the first byte of its value. */
@@ -59,7 +63,7 @@ class SchemaBoundsTest {
     @CsvSource(delimiter = '|', value = {
         "{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":2147483648}|\"minItems\" 2147483648 is too large: at most 2147483647",
         "{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":99999999999999999999}|\"maxItems\" 99999999999999999999 is too large",
-        "{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":-1}|\"minItems\" must be a non-negative integer",
+        "{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":-1}|$[0].parameters.properties.x.minItems (tool \"f\"): must be a non-negative integer, found -1",
         "{\"type\":\"string\",\"pattern\":\"^a\",\"minLength\":100000000}|\"minLength\" 100000000 is too large with a pattern",
         "{\"type\":\"string\",\"pattern\":\"b\",\"maxLength\":2147483647}|\"maxLength\" 2147483647 is too large with a pattern",
         "{\"type\":\"string\",\"minLength\":2147483648}|\"minLength\" 2147483648 is too large: at most 2147483647",
@@ -68,5 +72,20 @@ class SchemaBoundsTest {
     void boundsTheCompilerCannotHoldAreRefusedByName(String argument, String message) {
         assertThatThrownBy(() -> grammar(argument, false)).isInstanceOf(WorkbenchException.class)
                 .hasMessageContaining(message).message().doesNotContain("\"pattern\" ");
+    }
+
+    /**
+     * A leading digit below a fractional minimum ("2" for [3.5, 12]) once sent the search for a fraction
+     * on forever (10^f grows, the search never ends): the compiler hung on {@code "minimum": 3.5}.
+     */
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.SECONDS)
+    void aMinimumAboveALeadingDigitEndsTheSearchAtOnce() throws Exception {
+        NumberRule rule = new NumberRule(false, new BigDecimal("3.5"), new BigDecimal("12"));
+        assertThat(rule.need("2")).isEqualTo(Need.DEAD);
+        assertThat(rule.need("1")).as("10, 11 or 12").isEqualTo(1);
+        assertThat(rule.need("3")).as("3.5").isEqualTo(2);
+        assertThat(new NumberRule(false, new BigDecimal("3.5"), null).need("2")).as("20").isEqualTo(1);
+        assertThat(Frame.totalNeed(grammar("{\"type\":\"number\",\"minimum\":3.5,\"maximum\":12}", true).start())).isPositive();
     }
 }

@@ -80,21 +80,9 @@ public final class JsonPath {
             if (s == TEXT) out.append("(text)");
             else if (s instanceof Integer i) out.append('[').append(i).append(']');
             else if (PLAIN_KEY.matcher((String) s).matches()) out.append('.').append(s);
-            else out.append('[').append(quoted((String) s)).append(']');
+            else out.append('[').append(JsonText.quoted((String) s)).append(']');
         }
         return out.toString();
-    }
-
-    /** A JSON string literal of {@code s}, control characters escaped. */
-    static String quoted(String s) {
-        StringBuilder out = new StringBuilder("\"");
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '"' || c == '\\') out.append('\\').append(c);
-            else if (c < 0x20 || c == 0x7F) out.append(String.format("\\u%04x", (int) c));
-            else out.append(c);
-        }
-        return out.append('"').toString();
     }
 
     @Override

@@ -1,5 +1,8 @@
 package dev.needlewb.core.tokenizer;
 
+import static dev.needlewb.core.json.JsonText.kind;
+import static dev.needlewb.core.json.JsonText.quoted;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -7,7 +10,6 @@ import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.json.JsonOrigin;
 import dev.needlewb.core.json.JsonPath;
 import java.util.Iterator;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -140,14 +142,6 @@ final class ToolNormalizer {
         return schema;
     }
 
-    /** {@code s} as a JSON string literal, so input text in a message cannot carry control characters. */
-    static String quoted(String s) {
-        return NODES.textNode(s).toString();
-    }
-
-    static String kind(JsonNode node) {
-        return node.getNodeType().name().toLowerCase(Locale.ROOT);
-    }
 
     private static String keys(JsonNode object) {
         StringBuilder out = new StringBuilder();

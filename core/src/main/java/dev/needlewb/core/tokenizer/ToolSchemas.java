@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.json.JsonOrigin;
 import dev.needlewb.core.json.JsonPath;
+import dev.needlewb.core.json.JsonText;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -105,7 +106,7 @@ public final class ToolSchemas {
             }
             if (root == null || root.isMissingNode()) throw origin.error(JsonPath.ROOT, "tools given as a string are empty");
         }
-        if (!root.isArray()) throw origin.error(JsonPath.ROOT, "tools must be a JSON array of tool objects, found " + ToolNormalizer.kind(root));
+        if (!root.isArray()) throw origin.error(JsonPath.ROOT, "tools must be a JSON array of tool objects, found " + JsonText.kind(root));
         ArrayNode tools = JsonNodeFactory.instance.arrayNode();
         List<String> names = new ArrayList<>();
         List<Source> sources = new ArrayList<>();
@@ -114,7 +115,7 @@ public final class ToolSchemas {
             ToolNormalizer.Read tool = ToolNormalizer.read(root.get(i), origin, JsonPath.ROOT.index(i));
             Integer earlier = seen.putIfAbsent(tool.name(), i);
             if (earlier != null) {
-                throw origin.error(JsonPath.ROOT.index(i), "the name " + ToolNormalizer.quoted(tool.name()) + " is used by tool " + earlier + " too");
+                throw origin.error(JsonPath.ROOT.index(i), "the name " + JsonText.quoted(tool.name()) + " is used by tool " + earlier + " too");
             }
             tools.add(tool.tool());
             names.add(tool.name());
@@ -145,12 +146,29 @@ public final class ToolSchemas {
      * schema), placed where the user wrote it: {@code file: line N: $[i].parameters... (tool "name"): what}.
      */
     public WorkbenchException parametersError(int i, JsonPath inParameters, String what) {
-        return new WorkbenchException(origin.where(sources.get(i).of(inParameters)) + " (tool " + ToolNormalizer.quoted(names.get(i)) + "): " + what);
+        return new WorkbenchException(origin.where(sources.get(i).of(inParameters)) + " (tool " + JsonText.quoted(names.get(i)) + "): " + what);
     }
 
     /** An error about the list as a whole: {@code file: line N: $path: what}. */
     public WorkbenchException error(String what) {
         return origin.error(JsonPath.ROOT, what);
+    }
+
+    /**
+     * Tool {@code i}'s arguments schema: its parameters, or where a {@code $ref} at their root points
+     * (within them; at most a few hops), so its {@code properties} and {@code required} can be read.
+     */
+    public JsonNode argumentsSchema(int i) {
+        JsonNode parameters = tools.get(i).get("parameters");
+        JsonNode at = parameters;
+        for (int hops = 0; hops < 8 && at.path("$ref").isTextual() && at.get("$ref").textValue().startsWith("#"); hops++) {
+            try {
+                at = parameters.at(at.get("$ref").textValue().substring(1));
+            } catch (IllegalArgumentException e) {
+                break;
+            }
+        }
+        return at;
     }
 
     /** Tool {@code i} alone as {@code json.dumps(tool, separators=...)} writes it. */

@@ -7,6 +7,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.BooleanNode;
 import com.fasterxml.jackson.databind.node.NullNode;
+import static dev.needlewb.core.json.JsonText.kind;
+import static dev.needlewb.core.json.JsonText.quoted;
+
 import dev.needlewb.core.json.JsonPath;
 import dev.needlewb.core.json.JsonValues;
 import java.math.BigDecimal;
@@ -341,11 +344,4 @@ final class SchemaCompiler {
         return v.decimalValue();
     }
 
-    static String quoted(String s) {
-        return JSON.getNodeFactory().textNode(s).toString();
-    }
-
-    private static String kind(JsonNode node) {
-        return node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
-    }
 }

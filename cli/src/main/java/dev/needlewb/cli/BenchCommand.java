@@ -169,8 +169,9 @@ final class BenchCommand implements Callable<Integer> {
         String details = prefillNote(body) + String.format(Locale.ROOT, "%nWindow: %s.%n", windowText);
         if (toolBench != null) {
             body.put("query", toolBench.query);
+            body.put("tools_shape", tools.shapes());
             constrainedRuns.fill(body);
-            details += "\n" + constrainedRuns.markdown();
+            details += String.format(Locale.ROOT, "%nTools: %d, written in the %s shape.%n", tools.size(), tools.shapes()) + "\n" + constrainedRuns.markdown();
         }
         String markdown = summary.markdown(model, options, warmup, repetitions,
                 BenchSummary.method(prefillArgument.name(), temperature, seed), details, inputs);

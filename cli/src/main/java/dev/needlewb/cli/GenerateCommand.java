@@ -42,7 +42,8 @@ final class GenerateCommand implements Callable<Integer> {
     }
 
     static final class ToolCall {
-        @Option(names = "--tools", paramLabel = "tools.json", required = true, description = "JSON array of tool schemas.")
+        @Option(names = "--tools", paramLabel = "tools.json", required = true,
+                description = "JSON array of tools, each in upstream's, OpenAI's (nested or flat) or the flattened per-parameter shape.")
         Path tools;
 
         @Option(names = "--query", paramLabel = "TEXT", required = true, description = "The user's request.")
@@ -137,6 +138,7 @@ final class GenerateCommand implements Callable<Integer> {
                     node.put("prefill", prefillArgument.name());
                     if (outcome != null) {
                         node.put("constrained", toolArguments.constrained);
+                        node.put("tools_shape", prepared.tools().shapes());
                         node.putArray("tools_shown").addAll(prepared.tools().names().stream().map(node::textNode).toList());
                         node.put("calls", outcome.callsJson());
                         if (toolArguments.constrained) {

@@ -49,7 +49,10 @@ final class ToolNormalizer {
             return function(function, ToolShape.OPENAI, FUNCTION_KEYS, origin, at.key("function"));
         }
         if (functionType) return function(tool, ToolShape.OPENAI_FLAT, FLAT_KEYS, origin, at);
-        if (!tool.has("name")) throw origin.error(at, "not a tool: " + SHAPES + "; found keys " + keys(tool));
+        if (!tool.has("name")) {
+            if (tool.has("parameters")) throw origin.error(at, "the tool has no \"name\"");
+            throw origin.error(at, "not a tool: " + SHAPES + "; found keys " + keys(tool));
+        }
         String name = name(tool, origin, at);
         description(tool, false, origin, at);
         JsonNode parameters = tool.get("parameters");

@@ -103,7 +103,7 @@ final class ToolCallsCommand implements Callable<Integer> {
                 ToolCallRunner.Prepared p = runner.prepare(c.tools(), c.query(), c.system());
                 int room = positions - p.prompt().ids().length;
                 if (room < runner.minimumTokens(p)) {
-                    throw new WorkbenchException(casesFile + ": case " + c.id() + ": the prompt takes " + p.prompt().ids().length + " of the model's "
+                    throw new WorkbenchException(casesFile + ": line " + c.line() + ": the prompt takes " + p.prompt().ids().length + " of the model's "
                             + positions + " positions, leaving no room for an answer");
                 }
                 prepared.add(p);

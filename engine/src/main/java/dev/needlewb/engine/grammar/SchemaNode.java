@@ -3,10 +3,10 @@ package dev.needlewb.engine.grammar;
 import java.util.List;
 
 /**
- * A compiled JSON-schema value, as the byte automaton needs it. Leaf nodes compare by their rules
- * (themselves compared by identity); nodes that hold other nodes compare by identity, so hashing a
- * frame never walks a schema (a schema reached through {@code $ref} from many places is one shared
- * node, and hashing it by value would cost as much as the schema written out in full).
+ * A compiled JSON-schema value, as the byte automaton needs it. Leaf nodes are records compared by
+ * their rules (themselves compared by identity); nodes that hold other nodes are classes compared by
+ * identity, so hashing a frame never walks a schema (a schema reached through {@code $ref} from many
+ * places is one shared node, and hashing it by value would cost as much as the schema written out in full).
  */
 sealed interface SchemaNode {
     /** Bytes of the shortest compact JSON value this node accepts (worked out once, when the node is made). */
@@ -32,32 +32,54 @@ sealed interface SchemaNode {
     }
 
     /** {@code maxItems} -1: unbounded. */
-    record ArrayNode(SchemaNode items, int minItems, int maxItems, int minBytes) implements SchemaNode {
+    final class ArrayNode implements SchemaNode {
+        private final SchemaNode items;
+        private final int minItems, maxItems, minBytes;
+
         ArrayNode(SchemaNode items, int minItems, int maxItems) {
+            this.items = items;
+            this.minItems = minItems;
+            this.maxItems = maxItems;
             // [ ] around minItems items and the commas between them
-            this(items, minItems, maxItems, minItems == 0 ? 2 : Need.add(1, Need.times(minItems, Need.add(items.minBytes(), 1))));
+            this.minBytes = minItems == 0 ? 2 : Need.add(1, Need.times(minItems, Need.add(items.minBytes(), 1)));
         }
 
-        @Override
-        public boolean equals(Object o) {
-            return this == o;
-        }
+        SchemaNode items() { return items; }
+
+        int minItems() { return minItems; }
+
+        int maxItems() { return maxItems; }
 
         @Override
-        public int hashCode() {
-            return System.identityHashCode(this);
-        }
+        public int minBytes() { return minBytes; }
     }
 
     /**
      * An object of declared keys only, in any order, each at most once, the required ones present.
      * {@code keys} spells each key as a quoted JSON string; word i's value is {@code values.get(i)}.
      */
-    record ObjectNode(ByteTrie keys, List<SchemaNode> values, long required, int minBytes) implements SchemaNode {
-        ObjectNode(ByteTrie keys, List<SchemaNode> values, long required) {
-            this(keys, values, required, Need.add(1, restAfter(keys, values, required, 0L, true)));
-        }
+    final class ObjectNode implements SchemaNode {
         static final int MAX_KEYS = 64;
+        private final ByteTrie keys;
+        private final List<SchemaNode> values;
+        private final long required;
+        private final int minBytes;
+
+        ObjectNode(ByteTrie keys, List<SchemaNode> values, long required) {
+            this.keys = keys;
+            this.values = values;
+            this.required = required;
+            this.minBytes = Need.add(1, restAfter(keys, values, required, 0L, true));
+        }
+
+        ByteTrie keys() { return keys; }
+
+        List<SchemaNode> values() { return values; }
+
+        long required() { return required; }
+
+        @Override
+        public int minBytes() { return minBytes; }
 
         /** Shortest bytes to add the missing required keys and the closing brace, after members {@code seen}. */
         int restAfter(long seen, boolean first) {
@@ -75,43 +97,46 @@ sealed interface SchemaNode {
             }
             return bytes;
         }
-
-        @Override
-        public boolean equals(Object o) {
-            return this == o;
-        }
-
-        @Override
-        public int hashCode() {
-            return System.identityHashCode(this);
-        }
     }
 
     /**
      * A value of any of {@code options} ({@code anyOf}, a {@code oneOf} whose options no value satisfies
      * twice, a type list): the automaton follows every option still alive (see {@link UnionFrame}).
      */
-    record UnionNode(List<SchemaNode> options, int minBytes) implements SchemaNode {
+    final class UnionNode implements SchemaNode {
+        private final List<SchemaNode> options;
+        private final int minBytes;
+
         UnionNode(List<SchemaNode> options) {
-            this(options, options.stream().mapToInt(SchemaNode::minBytes).min().orElse(Need.DEAD));
+            this.options = options;
+            this.minBytes = options.stream().mapToInt(SchemaNode::minBytes).min().orElse(Need.DEAD);
         }
 
-        @Override
-        public boolean equals(Object o) {
-            return this == o;
-        }
+        List<SchemaNode> options() { return options; }
 
         @Override
-        public int hashCode() {
-            return System.identityHashCode(this);
-        }
+        public int minBytes() { return minBytes; }
     }
 
     /** The tool-call object {@code {"name":NAME,"arguments":{...}}}; {@code names} word i's arguments are {@code arguments.get(i)}. */
-    record CallNode(ByteTrie names, List<ObjectNode> arguments, int minBytes) implements SchemaNode {
+    final class CallNode implements SchemaNode {
+        private final ByteTrie names;
+        private final List<ObjectNode> arguments;
+        private final int minBytes;
+
         CallNode(ByteTrie names, List<ObjectNode> arguments) {
-            this(names, arguments, Need.add(OPEN.length, nameRest(names, arguments, 0)));
+            this.names = names;
+            this.arguments = arguments;
+            this.minBytes = Need.add(OPEN.length, nameRest(names, arguments, 0));
         }
+
+        ByteTrie names() { return names; }
+
+        List<ObjectNode> arguments() { return arguments; }
+
+        @Override
+        public int minBytes() { return minBytes; }
+
         static final byte[] OPEN = "{\"name\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         static final byte[] MIDDLE = ",\"arguments\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
@@ -126,16 +151,6 @@ sealed interface SchemaNode {
                 best = Math.min(best, Need.add(names.length(w) - names.depth(node) + MIDDLE.length + 1, arguments.get(w).minBytes()));
             }
             return best;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return this == o;
-        }
-
-        @Override
-        public int hashCode() {
-            return System.identityHashCode(this);
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.needlewb.engine.grammar;
 
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.needlewb.core.json.JsonValues;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -55,10 +56,10 @@ final class SchemaValidator {
             if (schema.has("oneOf") && holding > 1) problems.add(path + ": matches " + holding + " options of oneOf");
             return;
         }
-        if (schema.has("const") && !same(v, schema.get("const"))) problems.add(path + ": not the const");
+        if (schema.has("const") && !JsonValues.same(v, schema.get("const"))) problems.add(path + ": not the const");
         if (schema.has("enum")) {
             boolean found = false;
-            for (JsonNode e : schema.get("enum")) found |= same(v, e);
+            for (JsonNode e : schema.get("enum")) found |= JsonValues.same(v, e);
             if (!found) problems.add(path + ": not in enum");
         }
         List<String> types = new ArrayList<>();
@@ -114,23 +115,5 @@ final class SchemaValidator {
             case "object" -> v.isObject();
             default -> false;
         };
-    }
-
-    private static boolean same(JsonNode a, JsonNode b) {
-        if (a.isNumber() && b.isNumber()) return a.decimalValue().compareTo(b.decimalValue()) == 0;
-        if (a.isArray() && b.isArray()) {
-            if (a.size() != b.size()) return false;
-            for (int i = 0; i < a.size(); i++) if (!same(a.get(i), b.get(i))) return false;
-            return true;
-        }
-        if (a.isObject() && b.isObject()) {
-            if (a.size() != b.size()) return false;
-            for (Iterator<Map.Entry<String, JsonNode>> it = a.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
-                if (!b.has(e.getKey()) || !same(e.getValue(), b.get(e.getKey()))) return false;
-            }
-            return true;
-        }
-        return a.equals(b);
     }
 }

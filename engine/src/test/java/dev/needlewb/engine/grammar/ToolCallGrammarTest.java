@@ -79,10 +79,7 @@ class ToolCallGrammarTest {
         "[{\"name\":\"set_alarm\",\"arguments\":{\"hour\":7~,\"required\":true}}]",
     })
     void refusesInvalidUnionsAndReferencesAtTheFirstWrongByte(String marked) {
-        int at = marked.indexOf('~');
-        String calls = marked.substring(0, at) + marked.substring(at + 1);
-        GrammarFixtures.Fed fed = feed(constructs, "<tool_call>" + calls);
-        assertThat(fed.refusedAt()).as(calls).isEqualTo("<tool_call>".length() + at);
+        assertRefusedAtMark(constructs, marked);
     }
 
     /** Each invalid answer is refused exactly at the byte marked by the first '~' (the marker itself removed). */
@@ -115,11 +112,15 @@ class ToolCallGrammarTest {
         "[{\"name\":\"ping\",\"arguments\":{}}~ ]",
     })
     void refusesInvalidCallsAtTheFirstWrongByte(String marked) {
+        assertRefusedAtMark(grammar, marked);
+    }
+
+    /** Feeds {@code marked} without its first '~' after {@code <tool_call>}: the byte at the mark must be the one refused. */
+    private static void assertRefusedAtMark(ToolCallGrammar g, String marked) {
         int at = marked.indexOf('~');
         String calls = marked.substring(0, at) + marked.substring(at + 1);
         String prefix = "<tool_call>";
-        GrammarFixtures.Fed fed = feed(grammar, prefix + calls);
-        assertThat(fed.refusedAt()).as(calls).isEqualTo(prefix.length() + at);
+        assertThat(feed(g, prefix + calls).refusedAt()).as(calls).isEqualTo(prefix.length() + at);
     }
 
     @Test

@@ -34,10 +34,11 @@ import java.util.stream.Collectors;
  * system turn. Tools come in any {@link dev.needlewb.core.tokenizer.ToolShape}; each expected call is
  * {@code {"name", "arguments": {...}}} naming one of the line's tools and only its parameters.
  *
+ * @param line         the case's line in its file (1-based)
  * @param expectedFrom the key the expected calls came from ({@code expected}, {@code answers},
  *                     {@code function_calls}), null when the line gives none
  */
-public record ToolCallCase(String id, String query, String system, ToolSchemas tools, JsonNode expected, String expectedFrom) {
+public record ToolCallCase(String id, int line, String query, String system, ToolSchemas tools, JsonNode expected, String expectedFrom) {
     /** The name of the built-in case set (a resource of the workbench). */
     public static final String BUILTIN = "builtin";
     private static final List<String> CALL_KEYS = List.of("expected", "answers", "function_calls");
@@ -73,13 +74,13 @@ public record ToolCallCase(String id, String query, String system, ToolSchemas t
             } catch (JacksonException e) {
                 throw new WorkbenchException(source + ": line " + (i + 1) + ": not valid JSON: " + e.getOriginalMessage());
             }
-            cases.add(of(node, origin, "line " + (i + 1)));
+            cases.add(of(node, origin, i + 1));
         }
         if (cases.isEmpty()) throw new WorkbenchException(source + ": no cases");
         return cases;
     }
 
-    private static ToolCallCase of(JsonNode node, JsonOrigin origin, String defaultId) throws WorkbenchException {
+    private static ToolCallCase of(JsonNode node, JsonOrigin origin, int line) throws WorkbenchException {
         JsonPath root = JsonPath.ROOT;
         if (!node.isObject()) throw origin.error(root, "a case must be a JSON object {\"query\", \"tools\", \"answers\"|\"expected\"}");
         String query = text(node, "query", true, origin);
@@ -95,7 +96,7 @@ public record ToolCallCase(String id, String query, String system, ToolSchemas t
         }
         JsonNode expected = expectedFrom == null ? null : calls(node.get(expectedFrom), tools, origin, root.key(expectedFrom));
         JsonNode id = node.get("id");
-        return new ToolCallCase(id == null ? defaultId : id.asText(), query, system == null ? "" : system, tools, expected, expectedFrom);
+        return new ToolCallCase(id == null ? "line " + line : id.asText(), line, query, system == null ? "" : system, tools, expected, expectedFrom);
     }
 
     private static String text(JsonNode node, String key, boolean required, JsonOrigin origin) throws WorkbenchException {

@@ -137,7 +137,7 @@ final class BenchCommand implements Callable<Integer> {
                 // once for all runs: the warm-up runs fill the grammar's mask cache, as a server's first requests would
                 runner = new ToolCallRunner(ModelTokenizer.of(cact), toolBench.thinkMax, toolBench.requireCall);
             }
-            runner.masks(tools, toolBench.tools.toString());
+            runner.masks(tools);
         }
         String peakRestartFailure = PeakRss.restart();
         for (int i = 0; i < warmup + repetitions; i++) {
@@ -169,8 +169,9 @@ final class BenchCommand implements Callable<Integer> {
         String details = prefillNote(body) + String.format(Locale.ROOT, "%nWindow: %s.%n", windowText);
         if (toolBench != null) {
             body.put("query", toolBench.query);
+            body.put("tools_shape", tools.shapes());
             constrainedRuns.fill(body);
-            details += "\n" + constrainedRuns.markdown();
+            details += String.format(Locale.ROOT, "%nTools: %d, written in the %s shape.%n", tools.size(), tools.shapes()) + "\n" + constrainedRuns.markdown();
         }
         String markdown = summary.markdown(model, options, warmup, repetitions,
                 BenchSummary.method(prefillArgument.name(), temperature, seed), details, inputs);
@@ -206,7 +207,7 @@ final class BenchCommand implements Callable<Integer> {
                         tokenized = System.nanoTime();
                         ids = promptIds(tokenizer, encoded);
                     } else {
-                        prepared = runner.prepare(tools, toolBench.query, toolBench.tools.toString());
+                        prepared = runner.prepare(tools, toolBench.query, "");
                         tokenized = System.nanoTime();
                         ids = prepared.prompt().ids();
                     }

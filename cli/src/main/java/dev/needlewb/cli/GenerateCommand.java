@@ -42,7 +42,8 @@ final class GenerateCommand implements Callable<Integer> {
     }
 
     static final class ToolCall {
-        @Option(names = "--tools", paramLabel = "tools.json", required = true, description = "JSON array of tool schemas.")
+        @Option(names = "--tools", paramLabel = "tools.json", required = true,
+                description = "JSON array of tools, each in upstream's, OpenAI's (nested or flat) or the flattened per-parameter shape.")
         Path tools;
 
         @Option(names = "--query", paramLabel = "TEXT", required = true, description = "The user's request.")
@@ -103,11 +104,10 @@ final class GenerateCommand implements Callable<Integer> {
             } else {
                 ToolSchemas all = ToolSchemas.read(input.toolCall.tools);
                 runner = new ToolCallRunner(tokenizer, toolArguments.thinkMax, toolArguments.requireCall);
-                String source = input.toolCall.tools.toString();
-                runner.masks(all, source); // every tool's schema compiles, whichever are shown
+                runner.masks(all); // every tool's schema compiles, whichever are shown
                 ToolSchemas shown = toolArguments.topTools == null ? all
                         : ToolSelection.top(cact, engineArguments.options(), tokenizer, all, input.toolCall.query, toolArguments.topTools);
-                prepared = runner.prepare(shown, input.toolCall.query, source);
+                prepared = runner.prepare(shown, input.toolCall.query, "");
                 promptIds = prepared.prompt().ids();
                 toolPrefix = prepared.prompt().toolPrefixTokens();
             }
@@ -138,6 +138,7 @@ final class GenerateCommand implements Callable<Integer> {
                     node.put("prefill", prefillArgument.name());
                     if (outcome != null) {
                         node.put("constrained", toolArguments.constrained);
+                        node.put("tools_shape", prepared.tools().shapes());
                         node.putArray("tools_shown").addAll(prepared.tools().names().stream().map(node::textNode).toList());
                         node.put("calls", outcome.callsJson());
                         if (toolArguments.constrained) {

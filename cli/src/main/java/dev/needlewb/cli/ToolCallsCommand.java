@@ -26,8 +26,9 @@ import picocli.CommandLine.Parameters;
 
 @Command(name = "toolcalls", mixinStandardHelpOptions = true,
         description = "Run tool-call cases through several engines (greedy, constrained) and report how their calls agree:"
-                + " whole call, tool names, each argument, first divergent token; accuracy against expected calls when"
-                + " the cases give them. Writes toolcalls.json, .md and .html; exit 0 pass, 1 fail (profile), 2 bad input.")
+                + " whole call, tool names, each argument, first divergent token; exact match, name accuracy and BFCL's AST"
+                + " match against the expected calls when the cases give them. Writes toolcalls.json, .md and .html; exit 0 pass,"
+                + " 1 fail (profile), 2 bad input.")
 final class ToolCallsCommand implements Callable<Integer> {
     /** The engine name of the float64 reference on {@code --against}. */
     static final String REFERENCE = "reference";
@@ -36,7 +37,9 @@ final class ToolCallsCommand implements Callable<Integer> {
     Path model;
 
     @Option(names = "--cases", paramLabel = "cases.jsonl", required = true,
-            description = "One JSON object per line: {\"id\"?, \"query\", \"tools\": [...], \"expected\"?: [calls]}; 'builtin' for the built-in set.")
+            description = "One JSON object per line: {\"id\"?, \"query\", \"tools\": [...], \"expected\"?: [calls]} or upstream's"
+                    + " fine-tuning line {\"query\", \"tools\", \"answers\", \"reasoning\"?, \"system\"?}; tools in upstream's, OpenAI's or the"
+                    + " flattened shape; 'builtin' for the built-in set.")
     Path casesFile;
 
     @Option(names = "--engine", paramLabel = "E,E", defaultValue = "exact,int8", split = ",",
@@ -97,11 +100,10 @@ final class ToolCallsCommand implements Callable<Integer> {
             List<ToolCallRunner.Prepared> prepared = new ArrayList<>();
             int positions = cact.geometry().maxSeqLen();
             for (ToolCallCase c : cases) {
-                String source = casesFile + ": case " + c.id();
-                ToolCallRunner.Prepared p = runner.prepare(c.tools(), c.query(), source);
+                ToolCallRunner.Prepared p = runner.prepare(c.tools(), c.query(), c.system());
                 int room = positions - p.prompt().ids().length;
                 if (room < runner.minimumTokens(p)) {
-                    throw new WorkbenchException(source + ": the prompt takes " + p.prompt().ids().length + " of the model's "
+                    throw new WorkbenchException(casesFile + ": line " + c.line() + ": the prompt takes " + p.prompt().ids().length + " of the model's "
                             + positions + " positions, leaving no room for an answer");
                 }
                 prepared.add(p);
@@ -119,7 +121,7 @@ final class ToolCallsCommand implements Callable<Integer> {
             long total = (long) cases.size() * names.size();
             long[] done = {0};
             List<ToolCallEval.EngineRun> runs;
-            try (Progress progress = Progress.start("eval toolcalls", total)) {
+            try (Progress progress = Progress.logging("eval toolcalls", total, "cases", say)) {
                 runs = eval.run(names, name -> name.equals(REFERENCE) ? new ReferenceCaseEngine(referenceModel)
                         : CaseEngines.factory(name).open(cact, threads), () -> progress.update(++done[0]));
             }

@@ -107,15 +107,82 @@ class ToolCallsCliTest {
         assertThat(t.get("mask_ms_per_token_median").asDouble()).isPositive();
     }
 
+    static final String WEATHER_OPENAI = "{\"type\":\"function\",\"function\":" + WEATHER + "}";
+    static final String WEATHER_FLATTENED = "{\"name\":\"get_weather\",\"parameters\":{\"city\":{\"type\":\"string\",\"maxLength\":12,\"required\":true},"
+            + "\"days\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":7}}}";
+
+    @Test
+    void generateGivesTheSamePromptForTheSameToolsInEveryShape(@TempDir Path dir) throws Exception {
+        JsonNode first = null;
+        for (String[] shape : new String[][] {{WEATHER, "upstream"}, {WEATHER_OPENAI, "openai"}, {WEATHER_FLATTENED, "flattened"},
+                {"{\"type\":\"function\"," + WEATHER.substring(1), "openai-flat"}}) {
+            Path tools = Files.writeString(dir.resolve(shape[1] + ".json"), "[" + shape[0] + "]");
+            CliRun run = CliRun.of("generate", MiniVariants.mini().toString(), "--tools", tools.toString(), "--query", "Weather in Paris",
+                    "--mode", "exact", "--max-new", "40", "--json");
+            assertThat(run.exit()).as(run.err()).isZero();
+            JsonNode out = new ObjectMapper().readTree(run.out());
+            assertThat(out.get("tools_shape").asText()).isEqualTo(shape[1]);
+            if (first == null) first = out;
+            assertThat(out.get("prompt_ids")).as(shape[1]).isEqualTo(first.get("prompt_ids"));
+            assertThat(out.get("calls")).as(shape[1]).isEqualTo(first.get("calls"));
+        }
+    }
+
+    @Test
+    void evalScoresUpstreamFineTuningLinesWithToolsInEveryShape(@TempDir Path dir) throws Exception {
+        String paris = "{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}";
+        String cases = String.join("\n",
+                "{\"query\":\"Weather in Paris\",\"tools\":[" + WEATHER + "],\"answers\":[" + paris + "],\"reasoning\":\"Paris -> city\"}",
+                "{\"query\":\"Weather in Paris\",\"tools\":[" + WEATHER_OPENAI + "],\"answers\":" + new ObjectMapper().writeValueAsString("[" + paris + "]") + "}",
+                "{\"query\":\"Weather in Paris\",\"tools\":" + new ObjectMapper().writeValueAsString("[" + WEATHER_FLATTENED + "]") + ",\"answers\":[]}",
+                "{\"id\":\"rome\",\"query\":\"Rain in Rome?\",\"system\":\"be brief\",\"tools\":[" + WEATHER + "],\"expected\":[]}");
+        Path file = Files.writeString(dir.resolve("train.jsonl"), cases + "\n");
+        Path out = dir.resolve("r");
+        CliRun run = CliRun.of("eval", "toolcalls", MiniVariants.mini().toString(), "--cases", file.toString(), "--engine", "exact,batch",
+                "--profile", "report", "--max-new", "48", "--out", out.toString());
+        assertThat(run.exit()).as(run.err() + run.out()).isZero();
+        JsonNode body = new ObjectMapper().readTree(out.resolve("toolcalls.json").toFile()).get("toolcalls");
+        assertThat(body.get("tools_shapes").toString()).isEqualTo("{\"upstream\":2,\"openai\":1,\"flattened\":1}");
+        assertThat(body.get("expected_from").toString()).isEqualTo("{\"answers\":3,\"expected\":1}");
+        assertThat(body.get("score_definitions").fieldNames()).toIterable()
+                .containsExactly("expected_call_accuracy", "expected_name_accuracy", "expected_ast_match");
+        for (JsonNode e : body.get("engines")) {
+            assertThat(e.get("expected_cases").asInt()).isEqualTo(4);
+            for (String key : new String[] {"expected_call_accuracy", "expected_name_accuracy", "expected_ast_match"}) {
+                assertThat(e.get(key).asDouble()).isBetween(0.0, 1.0);
+            }
+        }
+        JsonNode answers = body.get("case_answers");
+        // the same tools in three shapes: one prompt, so one answer
+        for (int i = 1; i < 3; i++) {
+            assertThat(answers.get(i).get("prompt_tokens")).isEqualTo(answers.get(0).get("prompt_tokens"));
+            assertThat(answers.get(i).get("answers").get("exact")).isEqualTo(answers.get(0).get("answers").get("exact"));
+        }
+        assertThat(answers.get(2).get("tools_shape").asText()).isEqualTo("flattened");
+        assertThat(answers.get(3).get("scores").get("batch").fieldNames()).toIterable().containsExactly("exact", "names", "ast");
+        String markdown = Files.readString(out.resolve("toolcalls.md"));
+        assertThat(markdown).contains("## Scores against the expected calls", "AST match (BFCL)", "google/mobile-actions",
+                "Cases by the shape their tools were written in: upstream 2, openai 1, flattened 1");
+        // off a terminal: a line per tenth of the 8 answers (4 cases, 2 engines), the last at 100%
+        assertThat(run.err().lines().filter(l -> l.startsWith("eval toolcalls: ")).toList()).hasSize(8)
+                .last().asString().startsWith("eval toolcalls: 100% (8/8 cases) after ").endsWith(" cases/s");
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "{\"query\":\"q\",\"tools\":[" + WEATHER + "]}\\nnot json|line 2: not valid JSON",
         "{\"query\":\"q\",\"tools\":{\"name\":\"a\"}}|tools must be a JSON array",
-        "{\"query\":\"q\",\"tools\":[{\"parameters\":{\"type\":\"object\"}}]}|\"name\" must be a non-empty string",
-        "{\"query\":\"q\",\"tools\":[" + WEATHER + "," + WEATHER + "]}|the name is used by an earlier tool",
+        "{\"query\":\"q\",\"tools\":[{\"parameters\":{\"type\":\"object\"}}]}|line 1: $.tools[0]: the tool has no \"name\"",
+        "{\"query\":\"q\",\"tools\":[" + WEATHER + "," + WEATHER + "]}|line 1: $.tools[1]: the name \"get_weather\" is used by tool 0 too",
         "{\"query\":\"q\",\"tools\":[{\"name\":\"a\",\"parameters\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"date\"}}}}]}"
-                + "|unsupported type \"date\"",
-        "{\"tools\":[]}|\"query\" must be a non-empty string",
+                + "|line 1: $.tools[0].parameters.properties.x.type (tool \"a\"): unsupported type \"date\"",
+        "{\"tools\":[]}|line 1: $.query: must be a non-empty string",
+        "{\"query\":\"q\",\"tools\":[{\"api\":\"a\"}]}|line 1: $.tools[0]: not a tool: a tool is",
+        "{\"query\":\"q\",\"tools\":[" + WEATHER + "]}\\n{\"query\":\"q\",\"tools\":[" + WEATHER + "],\"answers\":[{\"name\":\"get_time\","
+                + "\"arguments\":{}}]}|line 2: $.answers[0].name: \"get_time\" is not one of the case's tools (\"get_weather\")",
+        "{\"query\":\"q\",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"a\",\"parameters\":{\"type\":\"object\",\"properties\":"
+                + "{\"n\":{\"$ref\":\"#/$defs/N\"}},\"$defs\":{\"N\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/N\"}}}}}}]}"
+                + "|line 1: $.tools[0].function.parameters.$defs.N.items.$ref (tool \"a\"): $ref cycle #/$defs/N -> #/$defs/N",
     })
     void evalRefusesBadCasesInOneLineWritingNothing(String cases, String message, @TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("cases.jsonl"), cases.replace("\\n", "\n"));
@@ -129,12 +196,15 @@ class ToolCallsCliTest {
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "[{\"name\":\"a\",|not valid JSON",
-        "[{\"name\":\"a\",\"parameters\":{\"type\":\"object\",\"properties\":{\"x\":{\"oneOf\":[]}}}}]|unsupported schema keyword \"oneOf\"",
-        "[{\"name\":\"\",\"parameters\":{}}]|\"name\" must be a non-empty string",
+        "[{\"name\":\"a\",\"parameters\":{\"type\":\"object\",\"properties\":{\"x\":{\"allOf\":[]}}}}]|line 1: $[0].parameters.properties.x"
+                + " (tool \"a\"): unsupported schema keyword \"allOf\"",
+        "[{\"name\":\"\",\"parameters\":{}}]|line 1: $[0].name: must be a non-empty string",
+        "[{\"name\":\"a\",\"parameters\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+                + "\"minItems\":1000000000}},\"required\":[\"x\"]}}]|--max-new 256 cannot hold a tool call: the shortest answer takes more than 536870909 tokens",
     })
     void generateRefusesBadToolsInOneLine(String tools, String message, @TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("tools.json"), tools);
-        CliRun run = CliRun.of("generate", MiniVariants.mini().toString(), "--tools", file.toString(), "--query", "q");
+        CliRun run = CliRun.of("generate", MiniVariants.mini().toString(), "--tools", file.toString(), "--query", "q", "--require-call");
         assertThat(run.exit()).isEqualTo(2);
         assertThat(run.err().strip()).doesNotContain("\n").contains(message);
     }

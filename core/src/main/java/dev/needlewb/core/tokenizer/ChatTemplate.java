@@ -36,9 +36,14 @@ public final class ChatTemplate {
         this.tokenizer = tokenizer;
     }
 
-    /** The prompt with the tools in the training format (compact JSON) and no system turn. */
+    /** The prompt with the tools in the training format (compact JSON, upstream's shape) and no system turn. */
     public Prompt render(ToolSchemas tools, String query) {
-        return render(tools.toJson(PythonJson.Separators.COMPACT), query, "");
+        return render(tools, query, "");
+    }
+
+    /** As {@link #render(ToolSchemas, String)} with a system turn ({@code ""}: none), as upstream's {@code system} field. */
+    public Prompt render(ToolSchemas tools, String query, String system) {
+        return render(tools.toJson(PythonJson.Separators.COMPACT), query, system);
     }
 
     /** The prompt for already rendered tools JSON text; an empty {@code system} adds no system turn. */

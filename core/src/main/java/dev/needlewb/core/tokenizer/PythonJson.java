@@ -1,6 +1,10 @@
 package dev.needlewb.core.tokenizer;
 
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
@@ -8,7 +12,7 @@ import java.util.Iterator;
 import java.util.Map;
 
 /**
- * Writes a JSON tree exactly as Python's {@code json.dumps(obj, separators=...)} does with its
+ * Reads JSON the way Python's {@code json} module does and writes a JSON tree exactly as Python's {@code json.dumps(obj, separators=...)} does with its
  * other defaults: {@code ensure_ascii} (every character outside space..tilde escaped, short
  * escapes for {@code \b \f \n \r \t}, else {@code \\uXXXX} in lowercase hex, astral characters
  * as surrogate pairs), floats as Python's {@code repr}, {@code NaN}/{@code Infinity} allowed,
@@ -32,8 +36,20 @@ public final class PythonJson {
     }
 
     private static final char[] HEX = "0123456789abcdef".toCharArray();
+    private static final JsonMapper READER = JsonMapper.builder()
+            .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .build();
 
     private PythonJson() {}
+
+    /**
+     * Reads JSON text as Python's {@code json.loads} does: floats as doubles, integers exact, NaN and
+     * Infinity accepted, object keys in their order (the last of a repeated key wins). Null for empty text.
+     */
+    public static JsonNode parse(String text) throws JacksonException {
+        return READER.readTree(text);
+    }
 
     public static String dumps(JsonNode node, Separators separators) {
         StringBuilder out = new StringBuilder();

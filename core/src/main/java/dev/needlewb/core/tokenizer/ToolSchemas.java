@@ -2,11 +2,13 @@ package dev.needlewb.core.tokenizer;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.json.JsonReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.json.JsonOrigin;
+import dev.needlewb.core.json.JsonPath;
+import dev.needlewb.core.json.JsonText;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -15,30 +17,46 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * A validated tools list: a JSON array of objects, each with a non-empty string {@code name},
- * an object {@code parameters} and optionally a string {@code description} (the shape
- * upstream's {@code agent.tools.build_schema} produces), names unique. The tree keeps the
- * file's key order and values, parsed the way Python's {@code json.load} reads them (floats as
- * doubles, integers exact, NaN/Infinity accepted), so {@link #toJson} can reproduce upstream's
- * {@code json.dumps}.
+ * A validated tools list: a JSON array of tools, each in one of the {@link ToolShape}s, read into
+ * upstream's shape ({@link ToolNormalizer}), names unique. The tree keeps the values as Python's
+ * {@code json.load} reads them (floats as doubles, integers exact, NaN/Infinity accepted), so
+ * {@link #toJson} reproduces upstream's {@code json.dumps} of the same tools. Each tool remembers its
+ * shape and where it came from, so an error in its schema names the file, line and JSON path the user
+ * wrote.
  */
 public final class ToolSchemas {
-    private static final JsonMapper JSON = JsonMapper.builder()
-            .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .build();
+    /** One tool as read: its shape and where its {@code parameters} sit in the source. */
+    private record Source(ToolShape shape, JsonPath parametersAt) {
+        /**
+         * The source path of {@code inParameters}, a path in the upstream-shape parameters: a flattened tool's
+         * {@code properties.p...} was written as {@code parameters.p...}.
+         */
+        JsonPath of(JsonPath inParameters) {
+            if (shape == ToolShape.FLATTENED && inParameters.size() >= 2 && "properties".equals(inParameters.keyAt(0))
+                    && inParameters.keyAt(1) != null) {
+                return parametersAt.key(inParameters.keyAt(1)).append(inParameters.from(2));
+            }
+            return parametersAt.append(inParameters);
+        }
+    }
 
-    private final JsonNode tools;
+    private final ArrayNode tools;
     private final List<String> names;
+    private final List<Source> sources;
+    private final JsonOrigin origin;
 
-    private ToolSchemas(JsonNode tools, List<String> names) {
+    private ToolSchemas(ArrayNode tools, List<String> names, List<Source> sources, JsonOrigin origin) {
         this.tools = tools;
         this.names = names;
+        this.sources = sources;
+        this.origin = origin;
     }
 
     /** Reads a tools file (UTF-8 JSON). */
@@ -59,46 +77,51 @@ public final class ToolSchemas {
         return parse(text, file.toString());
     }
 
-    /** Parses tools JSON text; {@code source} names it in errors. */
+    /** Parses a tools document; {@code source} names it in errors. */
     public static ToolSchemas parse(String json, String source) throws WorkbenchException {
         JsonNode root;
         try {
-            root = JSON.readTree(json);
+            root = PythonJson.parse(json);
         } catch (JacksonException e) {
             JsonLocation at = e.getLocation();
             String where = at == null ? "" : " at line " + at.getLineNr() + " column " + at.getColumnNr();
             throw new WorkbenchException(source + ": not valid JSON" + where + ": " + e.getOriginalMessage());
         }
         if (root == null || root.isMissingNode()) throw new WorkbenchException(source + ": tools file is empty");
-        if (!root.isArray()) throw new WorkbenchException(source + ": tools must be a JSON array of tool objects, found " + kind(root));
-        List<String> names = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
-        for (int i = 0; i < root.size(); i++) {
-            JsonNode tool = root.get(i);
-            String at = source + ": tool " + i;
-            if (!tool.isObject()) throw new WorkbenchException(at + " must be an object with name and parameters, found " + kind(tool));
-            JsonNode name = tool.get("name");
-            if (name == null || !name.isTextual() || name.textValue().isEmpty()) {
-                throw new WorkbenchException(at + ": \"name\" must be a non-empty string");
-            }
-            at = source + ": tool " + i + " (" + name.textValue() + ")";
-            JsonNode description = tool.get("description");
-            if (description != null && !description.isTextual()) {
-                throw new WorkbenchException(at + ": \"description\" must be a string, found " + kind(description));
-            }
-            JsonNode parameters = tool.get("parameters");
-            if (parameters == null || !parameters.isObject()) {
-                throw new WorkbenchException(at + ": \"parameters\" must be a JSON schema object, found "
-                        + (parameters == null ? "nothing" : kind(parameters)));
-            }
-            if (!seen.add(name.textValue())) throw new WorkbenchException(at + ": the name is used by an earlier tool");
-            names.add(name.textValue());
-        }
-        return new ToolSchemas(root, List.copyOf(names));
+        return of(root, JsonOrigin.document(source, json));
     }
 
-    private static String kind(JsonNode node) {
-        return node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+    /**
+     * The tools in {@code value}, an already parsed array or, as upstream's fine-tuning lines may hold it, a string
+     * of JSON text; {@code origin} places {@code value} in its source for errors.
+     */
+    public static ToolSchemas of(JsonNode value, JsonOrigin origin) throws WorkbenchException {
+        JsonNode root = value;
+        if (value.isTextual()) {
+            origin = origin.within(JsonPath.ROOT.text());
+            try {
+                root = PythonJson.parse(value.textValue());
+            } catch (JacksonException e) {
+                throw origin.error(JsonPath.ROOT, "tools given as a string must hold JSON: " + e.getOriginalMessage());
+            }
+            if (root == null || root.isMissingNode()) throw origin.error(JsonPath.ROOT, "tools given as a string are empty");
+        }
+        if (!root.isArray()) throw origin.error(JsonPath.ROOT, "tools must be a JSON array of tool objects, found " + JsonText.kind(root));
+        ArrayNode tools = JsonNodeFactory.instance.arrayNode();
+        List<String> names = new ArrayList<>();
+        List<Source> sources = new ArrayList<>();
+        Map<String, Integer> seen = new HashMap<>();
+        for (int i = 0; i < root.size(); i++) {
+            ToolNormalizer.Read tool = ToolNormalizer.read(root.get(i), origin, JsonPath.ROOT.index(i));
+            Integer earlier = seen.putIfAbsent(tool.name(), i);
+            if (earlier != null) {
+                throw origin.error(JsonPath.ROOT.index(i), "the name " + JsonText.quoted(tool.name()) + " is used by tool " + earlier + " too");
+            }
+            tools.add(tool.tool());
+            names.add(tool.name());
+            sources.add(new Source(tool.shape(), tool.parametersAt()));
+        }
+        return new ToolSchemas(tools, List.copyOf(names), List.copyOf(sources), origin);
     }
 
     /** The tool names in file order. */
@@ -106,8 +129,47 @@ public final class ToolSchemas {
 
     public int size() { return names.size(); }
 
-    /** A copy of tool {@code i}'s object as read. */
+    /** A copy of tool {@code i} in upstream's shape. */
     public JsonNode tool(int i) { return tools.get(i).deepCopy(); }
+
+    public ToolShape shape(int i) { return sources.get(i).shape(); }
+
+    /** The shapes the tools were written in, in order of first use, joined by '+' ({@code openai}, {@code upstream+flattened}); "none" without tools. */
+    public String shapes() {
+        Set<String> labels = new LinkedHashSet<>();
+        for (Source s : sources) labels.add(s.shape().label);
+        return labels.isEmpty() ? "none" : String.join("+", labels);
+    }
+
+    /**
+     * The error for the part of tool {@code i}'s parameters at {@code inParameters} (a path in its upstream-shape
+     * schema), placed where the user wrote it: {@code file: line N: $[i].parameters... (tool "name"): what}.
+     */
+    public WorkbenchException parametersError(int i, JsonPath inParameters, String what) {
+        return new WorkbenchException(origin.where(sources.get(i).of(inParameters)) + " (tool " + JsonText.quoted(names.get(i)) + "): " + what);
+    }
+
+    /** An error about the list as a whole: {@code file: line N: $path: what}. */
+    public WorkbenchException error(String what) {
+        return origin.error(JsonPath.ROOT, what);
+    }
+
+    /**
+     * Tool {@code i}'s arguments schema: its parameters, or where a {@code $ref} at their root points
+     * (within them; at most a few hops), so its {@code properties} and {@code required} can be read.
+     */
+    public JsonNode argumentsSchema(int i) {
+        JsonNode parameters = tools.get(i).get("parameters");
+        JsonNode at = parameters;
+        for (int hops = 0; hops < 8 && at.path("$ref").isTextual() && at.get("$ref").textValue().startsWith("#"); hops++) {
+            try {
+                at = parameters.at(at.get("$ref").textValue().substring(1));
+            } catch (IllegalArgumentException e) {
+                break;
+            }
+        }
+        return at;
+    }
 
     /** Tool {@code i} alone as {@code json.dumps(tool, separators=...)} writes it. */
     public String toolJson(int i, PythonJson.Separators separators) {
@@ -116,13 +178,15 @@ public final class ToolSchemas {
 
     /** The tools at {@code indices}, in that order (e.g. the ones retrieval kept). */
     public ToolSchemas select(int[] indices) {
-        com.fasterxml.jackson.databind.node.ArrayNode kept = JSON.createArrayNode();
+        ArrayNode kept = JsonNodeFactory.instance.arrayNode();
         List<String> keptNames = new ArrayList<>();
+        List<Source> keptSources = new ArrayList<>();
         for (int i : indices) {
             kept.add(tools.get(i).deepCopy());
             keptNames.add(names.get(i));
+            keptSources.add(sources.get(i));
         }
-        return new ToolSchemas(kept, List.copyOf(keptNames));
+        return new ToolSchemas(kept, List.copyOf(keptNames), List.copyOf(keptSources), origin);
     }
 
     /** The list as upstream's {@code json.dumps(tools, separators=...)} writes it. */

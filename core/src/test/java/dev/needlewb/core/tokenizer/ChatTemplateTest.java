@@ -40,4 +40,21 @@ class ChatTemplateTest {
         assertThat(prompt.ids()[prompt.toolPrefixTokens() - 1]).isEqualTo(9);
         assertThat(prompt.ids()[0]).isEqualTo(tok.bosId());
     }
+
+    @Test
+    void theSameToolsInEveryShapeGiveTheSamePromptIds() throws Exception {
+        Tokenizer tok = TokenizerTest.golden();
+        ChatTemplate template = new ChatTemplate(tok);
+        String query = "Wake me at 7";
+        // upstream's render_example: json.dumps(tools, separators=(",", ":")) of the tools in its own shape
+        String upstreamText = "<|im_start|>system\nbe brief<|im_end|>\n<|im_start|>user\n<tools>" + ToolSchemasTest.UPSTREAM + "</tools>\n"
+                + query + "<|im_end|>\n<|im_start|>assistant\n";
+        int[] expected = template.render(ToolSchemas.parse(ToolSchemasTest.UPSTREAM, "t"), query, "be brief").ids();
+        assertThat(expected.length).isGreaterThan(40);
+        for (String shape : new String[] {ToolSchemasTest.OPENAI, ToolSchemasTest.OPENAI_FLAT, ToolSchemasTest.FLATTENED}) {
+            ChatTemplate.Prompt prompt = template.render(ToolSchemas.parse(shape, "t"), query, "be brief");
+            assertThat(prompt.text()).isEqualTo(upstreamText);
+            assertThat(prompt.ids()).containsExactly(expected);
+        }
+    }
 }

@@ -25,17 +25,18 @@ record ArrayFrame(SchemaNode.ArrayNode node, int count, int phase, Container par
     @Override
     public Frame afterValue() {
         int cap = Math.max(node.minItems(), node.maxItems());
-        return new ArrayFrame(node, Math.min(count + 1, cap), AFTER_VALUE, parent);
+        return new ArrayFrame(node, count < cap ? count + 1 : cap, AFTER_VALUE, parent);
     }
 
     @Override
     public int need() {
-        int item = node.items().minBytes();
+        int commaAndItem = Need.add(node.items().minBytes(), 1);
+        int missing = Math.max(0, node.minItems() - count);
         return switch (phase) {
             case FIRST -> node.minBytes() - 1;
-            case AFTER_VALUE -> Math.max(0, node.minItems() - count) * (item + 1) + 1;
-            case AFTER_COMMA -> item + Math.max(0, node.minItems() - count - 1) * (item + 1) + 1;
-            default -> Math.max(0, node.minItems() - count - 1) * (item + 1) + 1;
+            case AFTER_VALUE -> Need.add(Need.times(missing, commaAndItem), 1);
+            case AFTER_COMMA -> Need.add(node.items().minBytes(), Need.times(Math.max(0, missing - 1), commaAndItem), 1);
+            default -> Need.add(Need.times(Math.max(0, missing - 1), commaAndItem), 1);
         };
     }
 }

@@ -48,10 +48,10 @@ record CallFrame(SchemaNode.CallNode node, int phase, int at, int tool, Containe
     @Override
     public int need() {
         return switch (phase) {
-            case OPEN -> SchemaNode.CallNode.OPEN.length - at + node.nameRest(0);
+            case OPEN -> Need.add(SchemaNode.CallNode.OPEN.length - at, node.nameRest(0));
             case NAME -> node.nameRest(at);
-            case MIDDLE -> SchemaNode.CallNode.MIDDLE.length - at + node.arguments().get(tool).minBytes() + 1;
-            case ARGUMENTS -> node.arguments().get(tool).minBytes() + 1;
+            case MIDDLE -> Need.add(SchemaNode.CallNode.MIDDLE.length - at, node.arguments().get(tool).minBytes(), 1);
+            case ARGUMENTS -> Need.add(node.arguments().get(tool).minBytes(), 1);
             default -> 1;
         };
     }

@@ -39,6 +39,12 @@ public final class ConstrainedDecoding implements TokenConstraint {
         return Frame.totalNeed(masks.grammar().start());
     }
 
+    /** {@link #minimumTokens} for a message: a count too large to matter is "more than" the largest one kept. */
+    public String minimumTokensText() {
+        int n = minimumTokens();
+        return n >= Need.MAX ? "more than " + (Need.MAX - 1) : Integer.toString(n);
+    }
+
     /** Whether the call list has been closed. */
     public boolean complete() {
         return ToolCallGrammar.complete(state);

@@ -29,7 +29,7 @@ record NumberFrame(NumberRule rule, String text, Container parent) implements Fr
     private Frame extend(char c) {
         String longer = text + c;
         if (!rule.bounded()) return new NumberFrame(rule, standIn(longer), parent);
-        return rule.need(longer) < StringRule.DEAD ? new NumberFrame(rule, longer, parent) : null;
+        return rule.need(longer) < Need.DEAD ? new NumberFrame(rule, longer, parent) : null;
     }
 
     private static String standIn(String text) {

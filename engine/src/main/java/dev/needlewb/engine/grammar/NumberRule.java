@@ -8,10 +8,10 @@ import java.math.RoundingMode;
  * What a number value may be: an integer ({@code -?(0|[1-9][0-9]*)}) or a number (the same plus an
  * optional {@code .digits}; the grammar writes no exponents), within optional inclusive
  * {@code minimum}/{@code maximum}. For a prefix of the number's text it answers how many more bytes
- * the shortest in-range completion needs (0: the number may end here), or {@link StringRule#DEAD}.
+ * the shortest in-range completion needs (0: the number may end here), or {@link Need#DEAD}.
  */
 final class NumberRule {
-    static final int DEAD = StringRule.DEAD;
+    private static final int DEAD = Need.DEAD;
     /** Digits searched past the prefix; a bound needs at most its own digit count. */
     private static final int MAX_EXTRA = 48;
 
@@ -51,7 +51,7 @@ final class NumberRule {
     }
 
     private static int plus1(int v) {
-        return v >= DEAD ? DEAD : v + 1;
+        return Need.add(v, 1);
     }
 
     private static BigDecimal negate(BigDecimal v) {
@@ -86,8 +86,9 @@ final class NumberRule {
             if (hi != null && start.compareTo(hi) > 0) break;
             BigInteger count = BigInteger.TEN.pow(k);
             if (gridHits(start, BigDecimal.ONE, count, lo, hi)) best = Math.min(best, k);
-            if (integer) continue;
-            for (int f = 1; k + 1 + f < best; f++) {
+            // with a fraction the value stays below start + count: if the minimum is not, no fraction helps
+            if (integer || (lo != null && lo.compareTo(start.add(new BigDecimal(count))) >= 0)) continue;
+            for (int f = 1; f <= MAX_EXTRA && k + 1 + f < best; f++) {
                 BigDecimal step = BigDecimal.ONE.movePointLeft(f);
                 if (gridHits(start, step, count.multiply(BigInteger.TEN.pow(f)), lo, hi)) {
                     best = k + 1 + f;

@@ -50,8 +50,8 @@ record ObjectFrame(SchemaNode.ObjectNode node, long seen, int phase, int key, Co
             case FIRST -> node.restAfter(seen, true);
             case AFTER_VALUE -> node.restAfter(seen, false);
             case IN_VALUE -> node.restAfter(seen | 1L << key, false);
-            case VALUE -> node.values().get(key).minBytes() + node.restAfter(seen | 1L << key, false);
-            case COLON -> 1 + node.values().get(key).minBytes() + node.restAfter(seen | 1L << key, false);
+            case VALUE -> Need.add(node.values().get(key).minBytes(), node.restAfter(seen | 1L << key, false));
+            case COLON -> Need.add(1, node.values().get(key).minBytes(), node.restAfter(seen | 1L << key, false));
             case KEY -> cheapestKeyFrom(key);
             default -> cheapestKeyFrom(0);
         };
@@ -59,11 +59,11 @@ record ObjectFrame(SchemaNode.ObjectNode node, long seen, int phase, int key, Co
 
     /** The rest of the shortest object whose next member's key is spelled on from trie node {@code at}. */
     private int cheapestKeyFrom(int at) {
-        int best = StringRule.DEAD;
+        int best = Need.DEAD;
         for (int w : node.keys().wordsBelow(at)) {
             if ((seen >>> w & 1) != 0) continue;
-            int v = node.keys().length(w) - node.keys().depth(at) + 1 + node.values().get(w).minBytes()
-                    + node.restAfter(seen | 1L << w, false);
+            int v = Need.add(node.keys().length(w) - node.keys().depth(at) + 1, node.values().get(w).minBytes(),
+                    node.restAfter(seen | 1L << w, false));
             best = Math.min(best, v);
         }
         return best;

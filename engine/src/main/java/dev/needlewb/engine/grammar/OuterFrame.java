@@ -39,10 +39,10 @@ record OuterFrame(SchemaNode.ArrayNode calls, int phase) implements Frame.Contai
 
     @Override
     public int need() {
-        int list = calls.minBytes() + 1;
+        int list = Need.add(calls.minBytes(), 1);
         return switch (phase) {
-            case START, AFTER_THINK, AFTER_NEWLINE -> 1 + list;
-            case THINK -> 2 + list;
+            case START, AFTER_THINK, AFTER_NEWLINE -> Need.add(1, list);
+            case THINK -> Need.add(2, list);
             case CALLS -> list;
             case IN_CALLS, AFTER_CALLS -> 1;
             default -> 0;

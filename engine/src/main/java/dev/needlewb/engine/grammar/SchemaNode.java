@@ -2,15 +2,19 @@ package dev.needlewb.engine.grammar;
 
 import java.util.List;
 
-/** A compiled JSON-schema value, as the byte automaton needs it. */
-/** Nodes compare by value: equal nodes accept the same values, so frames over them may share cached masks. */
+/**
+ * A compiled JSON-schema value, as the byte automaton needs it. Leaf nodes are records compared by
+ * their rules (themselves compared by identity); nodes that hold other nodes are classes compared by
+ * identity, so hashing a frame never walks a schema (a schema reached through {@code $ref} from many
+ * places is one shared node, and hashing it by value would cost as much as the schema written out in full).
+ */
 sealed interface SchemaNode {
     /** Bytes of the shortest compact JSON value this node accepts (worked out once, when the node is made). */
     int minBytes();
 
     record StringNode(StringRule rule, int minBytes) implements SchemaNode {
         StringNode(StringRule rule) {
-            this(rule, 1 + rule.need(0, 0));
+            this(rule, Need.add(1, rule.need(0, 0)));
         }
     }
 
@@ -28,21 +32,54 @@ sealed interface SchemaNode {
     }
 
     /** {@code maxItems} -1: unbounded. */
-    record ArrayNode(SchemaNode items, int minItems, int maxItems, int minBytes) implements SchemaNode {
+    final class ArrayNode implements SchemaNode {
+        private final SchemaNode items;
+        private final int minItems, maxItems, minBytes;
+
         ArrayNode(SchemaNode items, int minItems, int maxItems) {
-            this(items, minItems, maxItems, 2 + minItems * items.minBytes() + Math.max(0, minItems - 1));
+            this.items = items;
+            this.minItems = minItems;
+            this.maxItems = maxItems;
+            // [ ] around minItems items and the commas between them
+            this.minBytes = minItems == 0 ? 2 : Need.add(1, Need.times(minItems, Need.add(items.minBytes(), 1)));
         }
+
+        SchemaNode items() { return items; }
+
+        int minItems() { return minItems; }
+
+        int maxItems() { return maxItems; }
+
+        @Override
+        public int minBytes() { return minBytes; }
     }
 
     /**
      * An object of declared keys only, in any order, each at most once, the required ones present.
      * {@code keys} spells each key as a quoted JSON string; word i's value is {@code values.get(i)}.
      */
-    record ObjectNode(ByteTrie keys, List<SchemaNode> values, long required, int minBytes) implements SchemaNode {
-        ObjectNode(ByteTrie keys, List<SchemaNode> values, long required) {
-            this(keys, values, required, 1 + restAfter(keys, values, required, 0L, true));
-        }
+    final class ObjectNode implements SchemaNode {
         static final int MAX_KEYS = 64;
+        private final ByteTrie keys;
+        private final List<SchemaNode> values;
+        private final long required;
+        private final int minBytes;
+
+        ObjectNode(ByteTrie keys, List<SchemaNode> values, long required) {
+            this.keys = keys;
+            this.values = values;
+            this.required = required;
+            this.minBytes = Need.add(1, restAfter(keys, values, required, 0L, true));
+        }
+
+        ByteTrie keys() { return keys; }
+
+        List<SchemaNode> values() { return values; }
+
+        long required() { return required; }
+
+        @Override
+        public int minBytes() { return minBytes; }
 
         /** Shortest bytes to add the missing required keys and the closing brace, after members {@code seen}. */
         int restAfter(long seen, boolean first) {
@@ -51,22 +88,55 @@ sealed interface SchemaNode {
 
         private static int restAfter(ByteTrie keys, List<SchemaNode> values, long required, long seen, boolean first) {
             long missing = required & ~seen;
-            long bytes = 1;
+            int bytes = 1;
             boolean needComma = !first;
             for (int k = 0; k < keys.words(); k++) {
                 if ((missing >>> k & 1) == 0) continue;
-                bytes += keys.length(k) + 1 + values.get(k).minBytes() + (needComma ? 1 : 0);
+                bytes = Need.add(bytes, keys.length(k) + 1 + (needComma ? 1 : 0), values.get(k).minBytes());
                 needComma = true;
             }
-            return (int) Math.min(bytes, StringRule.DEAD);
+            return bytes;
         }
     }
 
-    /** The tool-call object {@code {"name":NAME,"arguments":{...}}}; {@code names} word i's arguments are {@code arguments.get(i)}. */
-    record CallNode(ByteTrie names, List<ObjectNode> arguments, int minBytes) implements SchemaNode {
-        CallNode(ByteTrie names, List<ObjectNode> arguments) {
-            this(names, arguments, OPEN.length + nameRest(names, arguments, 0));
+    /**
+     * A value of any of {@code options} ({@code anyOf}, a {@code oneOf} whose options no value satisfies
+     * twice, a type list): the automaton follows every option still alive (see {@link UnionFrame}).
+     */
+    final class UnionNode implements SchemaNode {
+        private final List<SchemaNode> options;
+        private final int minBytes;
+
+        UnionNode(List<SchemaNode> options) {
+            this.options = options;
+            this.minBytes = options.stream().mapToInt(SchemaNode::minBytes).min().orElse(Need.DEAD);
         }
+
+        List<SchemaNode> options() { return options; }
+
+        @Override
+        public int minBytes() { return minBytes; }
+    }
+
+    /** The tool-call object {@code {"name":NAME,"arguments":{...}}}; {@code names} word i's arguments are {@code arguments.get(i)}. */
+    final class CallNode implements SchemaNode {
+        private final ByteTrie names;
+        private final List<ObjectNode> arguments;
+        private final int minBytes;
+
+        CallNode(ByteTrie names, List<ObjectNode> arguments) {
+            this.names = names;
+            this.arguments = arguments;
+            this.minBytes = Need.add(OPEN.length, nameRest(names, arguments, 0));
+        }
+
+        ByteTrie names() { return names; }
+
+        List<ObjectNode> arguments() { return arguments; }
+
+        @Override
+        public int minBytes() { return minBytes; }
+
         static final byte[] OPEN = "{\"name\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         static final byte[] MIDDLE = ",\"arguments\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
@@ -76,9 +146,9 @@ sealed interface SchemaNode {
         }
 
         private static int nameRest(ByteTrie names, List<ObjectNode> arguments, int node) {
-            int best = StringRule.DEAD;
+            int best = Need.DEAD;
             for (int w : names.wordsBelow(node)) {
-                best = Math.min(best, names.length(w) - names.depth(node) + MIDDLE.length + arguments.get(w).minBytes() + 1);
+                best = Math.min(best, Need.add(names.length(w) - names.depth(node) + MIDDLE.length + 1, arguments.get(w).minBytes()));
             }
             return best;
         }

@@ -17,7 +17,7 @@ record StringFrame(StringRule rule, int dfa, int count, int escape, int rest, in
     }
 
     private StringFrame alive() {
-        return need() < StringRule.DEAD ? this : null;
+        return need() < Need.DEAD ? this : null;
     }
 
     @Override
@@ -70,8 +70,8 @@ record StringFrame(StringRule rule, int dfa, int count, int escape, int rest, in
     private Frame advance(int cp, boolean raw) {
         if (raw && cp == 0x2581) return null;
         int to = rule.next(dfa, cp);
-        if (to < 0 || (rule.maxLength >= 0 && count + 1 > rule.maxLength)) return null;
-        return new StringFrame(rule, to, Math.min(count + 1, rule.countCap), 0, 0, 0, 0, parent).alive();
+        if (to < 0 || (rule.maxLength >= 0 && count >= rule.maxLength)) return null;
+        return new StringFrame(rule, to, count < rule.countCap ? count + 1 : rule.countCap, 0, 0, 0, 0, parent).alive();
     }
 
     @Override
@@ -79,7 +79,7 @@ record StringFrame(StringRule rule, int dfa, int count, int escape, int rest, in
         if (rest > 0) {
             int lo = Math.max(partial << 6 * rest, lowest(length));
             int hi = Math.min(partial << 6 * rest | (1 << 6 * rest) - 1, highest(length));
-            return lo > hi ? StringRule.DEAD : add(rest, rule.needAfterCharIn(dfa, count, lo, hi, true));
+            return lo > hi ? Need.DEAD : add(rest, rule.needAfterCharIn(dfa, count, lo, hi, true));
         }
         if (escape == 1) {
             int best = add(5, rule.needAfterCharIn(dfa, count, 0, 0xFFFF, false));
@@ -95,6 +95,6 @@ record StringFrame(StringRule rule, int dfa, int count, int escape, int rest, in
     }
 
     private static int add(int a, int b) {
-        return b >= StringRule.DEAD ? StringRule.DEAD : a + b;
+        return Need.add(a, b);
     }
 }

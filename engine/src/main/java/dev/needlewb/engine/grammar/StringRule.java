@@ -12,11 +12,11 @@ import java.util.TreeSet;
  * What a string value may hold: a {@code pattern} (a DFA over cells of code points, the universal
  * one without a pattern) and {@code minLength}/{@code maxLength} in code points. It answers, for a
  * DFA state and the characters written so far, the fewest JSON bytes that still complete a valid
- * string (closing quote included), or {@link #DEAD}: that is both the liveness test of every byte
+ * string (closing quote included), or {@link Need#DEAD}: that is both the liveness test of every byte
  * the string frame takes and its share of the shortest completion the budget check needs.
  */
 final class StringRule {
-    static final int DEAD = Integer.MAX_VALUE / 4;
+    private static final int DEAD = Need.DEAD;
     static final int MAX_DFA_STATES = 512;
     static final int MAX_TABLE = 4_000_000;
     private static final int MAX_NFA_STATES = 20_000;
@@ -31,10 +31,10 @@ final class StringRule {
     /** [state][cell] -> state or -1. */
     private final int[][] next;
     private final boolean[] accepting;
-    /** [state][count] -> bytes to finish, closing quote included. */
+    /** [state][count] -> bytes to finish, closing quote included; null without a pattern, where it is arithmetic. */
     private final int[][] need;
 
-    private StringRule(int minLength, int maxLength, Regex.Node pattern) {
+    private StringRule(int minLength, int maxLength, Regex.Node pattern, boolean patterned) {
         this.minLength = minLength;
         this.maxLength = maxLength;
         this.countCap = maxLength >= 0 ? maxLength : minLength;
@@ -86,8 +86,14 @@ final class StringRule {
         next = transitions.toArray(int[][]::new);
         accepting = new boolean[accepts.size()];
         for (int i = 0; i < accepting.length; i++) accepting[i] = accepts.get(i);
-        if ((long) next.length * (countCap + 1) > MAX_TABLE) {
-            throw new IllegalArgumentException("pattern with a length bound of " + countCap + " is too large to compile");
+        if (!patterned) {
+            need = null;
+            return;
+        }
+        if ((long) next.length * (countCap + 1L) > MAX_TABLE) {
+            String keyword = maxLength >= 0 ? "maxLength" : "minLength";
+            throw new IllegalArgumentException("\"" + keyword + "\" " + countCap + " is too large with a pattern: length bounds up to "
+                    + (MAX_TABLE / next.length - 1) + " are supported with this one (" + next.length + " automaton states)");
         }
         need = needTable();
     }
@@ -95,7 +101,7 @@ final class StringRule {
     /** The rule of a string schema; {@code pattern} null for any text. */
     static StringRule of(String pattern, int minLength, int maxLength) {
         Regex.Node tree = pattern == null ? new Regex.Repeat(new Regex.Chars(Regex.ANY), 0, -1) : Regex.parse(pattern);
-        return new StringRule(minLength, maxLength, tree);
+        return new StringRule(minLength, maxLength, tree, pattern != null);
     }
 
     private int cellEnd(int c) {
@@ -138,7 +144,14 @@ final class StringRule {
 
     /** Bytes to finish from DFA {@code state} after {@code count} characters (closing quote included), or DEAD. */
     int need(int state, int count) {
+        if (need == null) return anyTextNeed(count);
         return need[state][Math.min(count, countCap)];
+    }
+
+    /** Without a pattern every character is allowed, the cheapest one byte: the missing characters, then the quote. */
+    private int anyTextNeed(int count) {
+        if (maxLength >= 0 && count > maxLength) return DEAD;
+        return Need.add(Need.times(Math.max(0, minLength - count), 1), 1);
     }
 
     boolean canClose(int state, int count) {
@@ -158,7 +171,7 @@ final class StringRule {
      * tokenizer's decoder turns into a space when written as raw UTF-8.
      */
     int needAfterCharIn(int state, int count, int lo, int hi, boolean raw) {
-        if (maxLength >= 0 && count + 1 > maxLength) return DEAD;
+        if (maxLength >= 0 && count >= maxLength) return DEAD;
         int cell = Arrays.binarySearch(cellStart, lo);
         if (cell < 0) cell = -cell - 2;
         int best = DEAD;

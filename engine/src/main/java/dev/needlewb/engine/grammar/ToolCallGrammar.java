@@ -1,6 +1,5 @@
 package dev.needlewb.engine.grammar;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.tokenizer.ToolSchemas;
 import java.nio.charset.StandardCharsets;
@@ -23,25 +22,26 @@ public final class ToolCallGrammar {
         this.start = start;
     }
 
-    /** Compiles every tool's {@code parameters}; {@code source} names the tools in errors. The list may be empty. */
-    public static ToolCallGrammar compile(ToolSchemas tools, String source) throws WorkbenchException {
-        return compile(tools, source, false);
+    /** Compiles every tool's {@code parameters}; errors name the place in the tools' source. The list may be empty. */
+    public static ToolCallGrammar compile(ToolSchemas tools) throws WorkbenchException {
+        return compile(tools, false);
     }
 
     /**
-     * As {@link #compile(ToolSchemas, String)}; {@code requireCall} admits only lists of at least one call
+     * As {@link #compile(ToolSchemas)}; {@code requireCall} admits only lists of at least one call
      * (an API's "tool choice: required"), so the empty refusal {@code []} is not an answer.
      */
-    public static ToolCallGrammar compile(ToolSchemas tools, String source, boolean requireCall) throws WorkbenchException {
-        if (requireCall && tools.size() == 0) throw new WorkbenchException(source + ": a call is required but there are no tools");
-        SchemaCompiler compiler = new SchemaCompiler(source);
+    public static ToolCallGrammar compile(ToolSchemas tools, boolean requireCall) throws WorkbenchException {
+        if (requireCall && tools.size() == 0) throw tools.error("a call is required but there are no tools");
         List<SchemaNode.ObjectNode> arguments = new ArrayList<>();
         List<byte[]> spellings = new ArrayList<>();
         for (int i = 0; i < tools.size(); i++) {
-            JsonNode tool = tools.tool(i);
-            String name = tools.names().get(i);
-            arguments.add(compiler.parameters(tool.get("parameters"), "tool " + i + " (" + name + ") parameters"));
-            spellings.add(SchemaCompiler.spelling(SchemaCompiler.JSON.getNodeFactory().textNode(name)).getBytes(StandardCharsets.UTF_8));
+            try {
+                arguments.add(new SchemaCompiler(tools.tool(i).get("parameters")).parameters());
+            } catch (SchemaCompiler.SchemaError e) {
+                throw tools.parametersError(i, e.path, e.getMessage());
+            }
+            spellings.add(SchemaCompiler.spelling(SchemaCompiler.JSON.getNodeFactory().textNode(tools.names().get(i))).getBytes(StandardCharsets.UTF_8));
         }
         SchemaNode.CallNode call = new SchemaNode.CallNode(new ByteTrie(spellings), List.copyOf(arguments));
         // without tools the only answer is the empty list

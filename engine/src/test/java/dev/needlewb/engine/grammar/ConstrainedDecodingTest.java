@@ -43,15 +43,20 @@ class ConstrainedDecodingTest {
     record Run(int[] ids, boolean complete) {}
 
     static Run decode(long seed, int maxNew, Sampler sampler, double scale) {
+        return decode(masks, seed, maxNew, sampler, scale);
+    }
+
+    /** Constrained picks from fresh Gaussian logits (standard deviation {@code scale}) every step. */
+    static Run decode(GrammarMasks masks, long seed, int maxNew, Sampler sampler, double scale) {
         SplittableRandom random = new SplittableRandom(seed);
         ConstrainedDecoding d = new ConstrainedDecoding(masks, 8, null);
         List<Integer> ids = new ArrayList<>();
-        float[] logits = new float[tokens.vocab()];
+        float[] logits = new float[masks.tokens().vocab()];
         for (int count = 0; count < maxNew; count++) {
             for (int i = 0; i < logits.length; i++) logits[i] = (float) (random.nextGaussian() * scale);
             int t = d.choose(logits, sampler, maxNew - count);
             d.accept(t);
-            if (t == tokenizer.eosId()) break;
+            if (t == masks.tokens().eosId()) break;
             ids.add(t);
         }
         return new Run(ids.stream().mapToInt(Integer::intValue).toArray(), d.complete());

@@ -14,7 +14,7 @@ final class GrammarFixtures {
     }
 
     static ToolCallGrammar grammar() throws Exception {
-        return ToolCallGrammar.compile(ToolSchemas.read(toolsFile()), "tools.json");
+        return ToolCallGrammar.compile(ToolSchemas.read(toolsFile()));
     }
 
     /** Where feeding stopped: the byte index of the first symbol refused (-1: none) and the state reached. */

@@ -3,6 +3,7 @@ package dev.needlewb.reports.toolcalls;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.needlewb.core.json.JsonValues;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -31,7 +32,7 @@ final class CallComparison {
     }
 
     static boolean sameCalls(JsonNode a, JsonNode b) {
-        return a != null && b != null && equal(a, b);
+        return a != null && b != null && JsonValues.same(a, b);
     }
 
     static boolean sameNames(JsonNode a, JsonNode b) {
@@ -57,7 +58,7 @@ final class CallComparison {
                 String arg = key.substring(name(ca).length() + 1);
                 JsonNode va = ca.path("arguments").get(arg);
                 JsonNode vb = cb.path("arguments").get(arg);
-                if (va != null && vb != null && equal(va, vb)) t[0]++;
+                if (va != null && vb != null && JsonValues.same(va, vb)) t[0]++;
             }
         }
     }
@@ -74,25 +75,5 @@ final class CallComparison {
 
     private static String name(JsonNode call) {
         return call.path("name").asText("");
-    }
-
-    /** JSON equality with numbers compared by value and object keys in any order. */
-    static boolean equal(JsonNode a, JsonNode b) {
-        if (a.isNumber() && b.isNumber()) return a.decimalValue().compareTo(b.decimalValue()) == 0;
-        if (a.isArray() && b.isArray()) {
-            if (a.size() != b.size()) return false;
-            for (int i = 0; i < a.size(); i++) if (!equal(a.get(i), b.get(i))) return false;
-            return true;
-        }
-        if (a.isObject() && b.isObject()) {
-            if (a.size() != b.size()) return false;
-            for (Iterator<Map.Entry<String, JsonNode>> it = a.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
-                JsonNode other = b.get(e.getKey());
-                if (other == null || !equal(e.getValue(), other)) return false;
-            }
-            return true;
-        }
-        return a.equals(b);
     }
 }

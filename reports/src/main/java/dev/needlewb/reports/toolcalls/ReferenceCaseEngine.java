@@ -42,7 +42,7 @@ public final class ReferenceCaseEngine implements CaseEngine {
         List<Answer.Candidates> steps = new ArrayList<>();
         ConstrainedDecoding decoding = runner.decoding(p, (logits, chosen) -> steps.add(NativeCaseEngine.top(logits)));
         if (room < decoding.minimumTokens()) {
-            throw new WorkbenchException("the prompt leaves " + room + " positions, fewer than the shortest answer's " + decoding.minimumTokens());
+            throw new WorkbenchException("the prompt leaves " + room + " positions, fewer than the shortest answer's " + decoding.minimumTokensText());
         }
         ForwardOptions options = window > 0 ? ForwardOptions.DEFAULT.withWindow(window, null) : ForwardOptions.DEFAULT;
         long start = System.nanoTime();

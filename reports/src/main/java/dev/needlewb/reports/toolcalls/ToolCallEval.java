@@ -85,20 +85,26 @@ public final class ToolCallEval {
         return out;
     }
 
-    /** Per engine {call accuracy, name accuracy, cases with expected calls}, over the cases that give them. */
-    Map<String, double[]> accuracy(List<EngineRun> runs) {
-        Map<String, double[]> out = new LinkedHashMap<>();
+    /** An engine's answers against the expected calls: the cases that give them and how many pass each {@link Metric}. */
+    record Scores(int cases, int[] passed) {
+        double rate(Metric m) {
+            return cases == 0 ? Double.NaN : (double) passed[m.ordinal()] / cases;
+        }
+    }
+
+    /** Per engine, over the cases that give expected calls (none when no case does). */
+    Map<String, Scores> scores(List<EngineRun> runs) {
+        Map<String, Scores> out = new LinkedHashMap<>();
         for (EngineRun r : runs) {
-            int n = 0, calls = 0, names = 0;
+            int n = 0;
+            int[] passed = new int[Metric.values().length];
             for (int i = 0; i < cases.size(); i++) {
-                JsonNode expected = cases.get(i).expected();
-                if (expected == null) continue;
+                if (cases.get(i).expected() == null) continue;
                 n++;
                 JsonNode got = CallComparison.parse(r.answers().get(i).calls());
-                if (CallComparison.sameCalls(got, expected)) calls++;
-                if (CallComparison.sameNames(got, expected)) names++;
+                for (Metric m : Metric.values()) if (m.passes(got, cases.get(i))) passed[m.ordinal()]++;
             }
-            if (n > 0) out.put(r.engine(), new double[] {(double) calls / n, (double) names / n, n});
+            if (n > 0) out.put(r.engine(), new Scores(n, passed));
         }
         return out;
     }

@@ -1,5 +1,6 @@
 package dev.needlewb.reports.toolcalls;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.needlewb.core.WorkbenchException;
@@ -22,7 +23,7 @@ public final class ToolCallReport {
     private final ToolCallEval eval;
     private final List<ToolCallEval.EngineRun> runs;
     private final List<Agreement> agreements;
-    private final Map<String, double[]> accuracy;
+    private final Map<String, ToolCallEval.Scores> scores;
     private final ThresholdProfile profile;
     private final Tokenizer tokenizer;
     private final int threadsPerEngine;
@@ -33,7 +34,7 @@ public final class ToolCallReport {
         this.eval = eval;
         this.runs = runs;
         this.agreements = eval.agreements(runs);
-        this.accuracy = eval.accuracy(runs);
+        this.scores = eval.scores(runs);
         this.profile = profile;
         this.tokenizer = tokenizer;
         this.threadsPerEngine = threadsPerEngine;
@@ -55,6 +56,12 @@ public final class ToolCallReport {
         p.put("min_call_agreement", profile.minCallAgreement());
         p.put("min_name_agreement", profile.minNameAgreement());
         body.put("verdict", passed() ? "pass" : "fail");
+        ObjectNode shapes = body.putObject("tools_shapes");
+        tally(c -> c.tools().shapes()).forEach(shapes::put);
+        ObjectNode from = body.putObject("expected_from");
+        tally(c -> c.expectedFrom() == null ? "none" : c.expectedFrom()).forEach(from::put);
+        ObjectNode definitions = body.putObject("score_definitions");
+        for (Metric m : Metric.values()) definitions.put(m.key, m.title + ": " + m.definition);
         ArrayNode engines = body.putArray("engines");
         for (ToolCallEval.EngineRun r : runs) {
             ObjectNode e = engines.addObject();
@@ -64,11 +71,10 @@ public final class ToolCallReport {
             e.put("prompt_tokens", r.promptTokens());
             e.put("prompt_tokens_stepped", r.promptTokensStepped());
             e.put("closed_call_lists", r.closedLists());
-            double[] acc = accuracy.get(r.engine());
-            if (acc != null) {
-                e.put("expected_cases", (int) acc[2]);
-                e.put("expected_call_accuracy", acc[0]);
-                e.put("expected_name_accuracy", acc[1]);
+            ToolCallEval.Scores score = scores.get(r.engine());
+            if (score != null) {
+                e.put("expected_cases", score.cases());
+                for (Metric m : Metric.values()) e.put(m.key, score.rate(m));
             }
         }
         ArrayNode agree = body.putArray("agreement");
@@ -109,10 +115,28 @@ public final class ToolCallReport {
             n.put("id", c.id());
             n.put("query", c.query());
             n.put("prompt_tokens", eval.prepared().get(i).prompt().ids().length);
-            if (c.expected() != null) n.set("expected", c.expected());
+            n.put("tools_shape", c.tools().shapes());
+            if (c.expected() != null) {
+                n.put("expected_from", c.expectedFrom());
+                n.set("expected", c.expected());
+            }
             ObjectNode answers = n.putObject("answers");
             for (ToolCallEval.EngineRun r : runs) answers.put(r.engine(), r.answers().get(i).calls());
+            if (c.expected() == null) continue;
+            ObjectNode caseScores = n.putObject("scores");
+            for (ToolCallEval.EngineRun r : runs) {
+                ObjectNode e = caseScores.putObject(r.engine());
+                JsonNode got = CallComparison.parse(r.answers().get(i).calls());
+                for (Metric m : Metric.values()) e.put(m.name().toLowerCase(Locale.ROOT), m.passes(got, c));
+            }
         }
+    }
+
+    /** How many cases have each value of {@code what}, in order of first appearance. */
+    private Map<String, Integer> tally(java.util.function.Function<ToolCallCase, String> what) {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (ToolCallCase c : eval.cases()) counts.merge(what.apply(c), 1, Integer::sum);
+        return counts;
     }
 
     private String text(int token) {
@@ -148,20 +172,42 @@ public final class ToolCallReport {
 
     private static final List<String> AGREEMENT_HEADERS = List.of("engines", ">whole call", ">tool names", ">arguments",
             ">cases diverging", "verdict");
-    private static final List<String> ENGINE_HEADERS = List.of("engine", ">decode tok/s", ">wall s", ">prompt tokens stepped", ">closed call lists",
-            ">expected: call", ">expected: names");
+    private static final List<String> ENGINE_HEADERS = List.of("engine", ">decode tok/s", ">wall s", ">prompt tokens stepped", ">closed call lists");
 
     private List<List<String>> engineRows() {
         List<List<String>> rows = new ArrayList<>();
         for (ToolCallEval.EngineRun r : runs) {
-            double[] acc = accuracy.get(r.engine());
             rows.add(List.of(r.engine(), String.format(Locale.ROOT, "%,.1f", r.decodeTokensPerSecond()),
                     String.format(Locale.ROOT, "%.2f", r.wallNanos() / 1e9),
                     String.format(Locale.ROOT, "%,d / %,d", r.promptTokensStepped(), r.promptTokens()),
-                    r.closedLists() + " / " + r.answers().size(),
-                    acc == null ? "-" : pct(acc[0]), acc == null ? "-" : pct(acc[1])));
+                    r.closedLists() + " / " + r.answers().size()));
         }
         return rows;
+    }
+
+    private static final List<String> SCORE_HEADERS = List.of("engine", ">cases with expected calls", ">" + Metric.EXACT.title,
+            ">" + Metric.NAMES.title, ">" + Metric.AST.title);
+
+    private List<List<String>> scoreRows() {
+        List<List<String>> rows = new ArrayList<>();
+        scores.forEach((engine, s) -> {
+            List<String> row = new ArrayList<>(List.of(engine, Integer.toString(s.cases())));
+            for (Metric m : Metric.values()) row.add(pct(s.rate(m)) + " (" + s.passed()[m.ordinal()] + ")");
+            rows.add(row);
+        });
+        return rows;
+    }
+
+    /** Which shapes the cases' tools were written in and where their expected calls came from. */
+    private String casesText() {
+        return "Cases by the shape their tools were written in: " + counts(tally(c -> c.tools().shapes()))
+                + "; by where their expected calls came from: " + counts(tally(c -> c.expectedFrom() == null ? "none" : "\"" + c.expectedFrom() + "\"")) + ".";
+    }
+
+    private static String counts(Map<String, Integer> tally) {
+        List<String> parts = new ArrayList<>();
+        tally.forEach((k, v) -> parts.add(k + " " + v));
+        return String.join(", ", parts);
     }
 
     private List<List<String>> divergenceRows(Agreement a) {
@@ -189,6 +235,12 @@ public final class ToolCallReport {
                 + ", one session reused for every case; a native prompt steps only the tokens no earlier case shared"
                 + " (the rest is restored from a prefix tree of KV rows, the same bits as stepping them).");
         md.table(ENGINE_HEADERS, engineRows());
+        md.paragraph(casesText());
+        if (!scores.isEmpty()) {
+            md.heading(2, "Scores against the expected calls");
+            md.table(SCORE_HEADERS, scoreRows());
+            for (Metric m : Metric.values()) md.item(m.title, m.definition);
+        }
         for (Agreement a : agreements) {
             if (a.arguments.isEmpty() && a.divergences.isEmpty()) continue;
             md.heading(2, a.engine + " vs " + a.baseline);
@@ -218,6 +270,12 @@ public final class ToolCallReport {
         }
         page.heading(2, "Engines");
         page.table(ENGINE_HEADERS.stream().map(h -> h.replace(">", "")).toList(), engineRows());
+        page.paragraph(casesText());
+        if (!scores.isEmpty()) {
+            page.heading(2, "Scores against the expected calls");
+            page.table(SCORE_HEADERS.stream().map(h -> h.replace(">", "")).toList(), scoreRows());
+            for (Metric m : Metric.values()) page.paragraph(m.title + ": " + m.definition);
+        }
         page.chart("decode speed per engine", Charts.bars("Decode tokens/s", "engine", "tokens/s",
                 runs.stream().map(ToolCallEval.EngineRun::engine).toList(),
                 Map.of("decode", runs.stream().mapToDouble(ToolCallEval.EngineRun::decodeTokensPerSecond).toArray())));

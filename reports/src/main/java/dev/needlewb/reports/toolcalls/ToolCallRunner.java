@@ -39,7 +39,7 @@ public final class ToolCallRunner {
     private final boolean requireCall;
     private final Map<String, GrammarMasks> grammars = new ConcurrentHashMap<>();
 
-    /** {@code requireCall}: the answer holds at least one call (see {@link ToolCallGrammar#compile(ToolSchemas, String, boolean)}). */
+    /** {@code requireCall}: the answer holds at least one call (see {@link ToolCallGrammar#compile(ToolSchemas, boolean)}). */
     public ToolCallRunner(Tokenizer tokenizer, int thinkMax, boolean requireCall) {
         this.requireCall = requireCall;
         this.tokenizer = tokenizer;
@@ -52,19 +52,20 @@ public final class ToolCallRunner {
         return tokenizer;
     }
 
-    /** The grammar of {@code tools} (compiled once per distinct tools JSON); {@code source} names them in errors. */
-    public GrammarMasks masks(ToolSchemas tools, String source) throws WorkbenchException {
+    /** The grammar of {@code tools} (compiled once per distinct tools JSON). */
+    public GrammarMasks masks(ToolSchemas tools) throws WorkbenchException {
         String key = tools.toJson(PythonJson.Separators.COMPACT);
         GrammarMasks masks = grammars.get(key);
         if (masks == null) {
-            masks = new GrammarMasks(ToolCallGrammar.compile(tools, source, requireCall), tokens);
+            masks = new GrammarMasks(ToolCallGrammar.compile(tools, requireCall), tokens);
             grammars.put(key, masks);
         }
         return masks;
     }
 
-    public Prepared prepare(ToolSchemas tools, String query, String source) throws WorkbenchException {
-        return new Prepared(tools, template.render(tools, query), masks(tools, source));
+    /** The prompt of {@code query} over {@code tools} with a system turn ({@code ""}: none), and its grammar. */
+    public Prepared prepare(ToolSchemas tools, String query, String system) throws WorkbenchException {
+        return new Prepared(tools, template.render(tools, query, system), masks(tools));
     }
 
     /** A constrained decoding over {@code p}'s tools, for engines that run their own loop. */
@@ -87,7 +88,7 @@ public final class ToolCallRunner {
         ConstrainedDecoding decoding = constrained ? new ConstrainedDecoding(p.masks(), thinkMax, observer) : null;
         if (decoding != null && maxNew < decoding.minimumTokens()) {
             throw new WorkbenchException("--max-new " + maxNew + " cannot hold a tool call: the shortest answer takes "
-                    + decoding.minimumTokens() + " tokens");
+                    + decoding.minimumTokensText() + " tokens");
         }
         Generator.Result r = generator.generate(session, p.prompt().ids(), maxNew, sampler, true, listener, decoding);
         String calls = ToolCallAnswer.callsJson(r.generatedIds(), tokenizer);

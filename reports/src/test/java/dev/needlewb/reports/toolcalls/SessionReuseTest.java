@@ -31,7 +31,7 @@ class SessionReuseTest {
             ToolCallRunner runner = new ToolCallRunner(tokenizer, 8, false);
             List<ToolCallCase> cases = ToolCallCase.read(Path.of(getClass().getResource("/toolcalls/mini-cases.jsonl").toURI()));
             List<ToolCallRunner.Prepared> prepared = new ArrayList<>();
-            for (ToolCallCase c : cases) prepared.add(runner.prepare(c.tools(), c.query(), c.id()));
+            for (ToolCallCase c : cases) prepared.add(runner.prepare(c.tools(), c.query(), ""));
             List<int[]> reused = new ArrayList<>();
             try (CaseEngine engine = new NativeCaseEngine("e", cact, mode, NativeCaseEngine.PromptPath.NATIVE, 2)) {
                 // in reverse, so every case but the last runs after others

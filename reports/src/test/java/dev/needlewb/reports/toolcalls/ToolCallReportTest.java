@@ -2,6 +2,7 @@ package dev.needlewb.reports.toolcalls;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.needlewb.core.tokenizer.ToolSchemas;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
@@ -16,7 +17,9 @@ class ToolCallReportTest {
     @Test
     void agreementRowAndVerdictFollowTheAnswers() throws Exception {
         String weather = "[{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}]";
-        List<ToolCallCase> cases = List.of(new ToolCallCase("one", "weather?", null, null), new ToolCallCase("two", "time?", null, null));
+        ToolSchemas none = ToolSchemas.parse("[]", "t");
+        List<ToolCallCase> cases = List.of(new ToolCallCase("one", 1, "weather?", "", none, null, null),
+                new ToolCallCase("two", 2, "time?", "", none, null, null));
         List<ToolCallEval.EngineRun> runs = List.of(
                 new ToolCallEval.EngineRun("exact", List.of(answer(weather), answer("[{\"name\":\"get_time\",\"arguments\":{}}]")), 1),
                 new ToolCallEval.EngineRun("int8", List.of(answer(weather), answer("[{\"name\":\"get_date\",\"arguments\":{}}]")), 1));

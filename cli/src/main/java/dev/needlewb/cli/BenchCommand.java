@@ -192,7 +192,7 @@ final class BenchCommand implements Callable<Integer> {
             Tokenizer tokenizer = ModelTokenizer.of(cact);
             try (Engine engine = Engine.load(cact, options)) {
                 long loaded = System.nanoTime();
-                try (PrefillArgument.Opened prefill = prefillArgument.open(engine, model)) {
+                try (PrefillArgument.Opened prefill = prefillArgument.open(engine, cact)) {
                     long setUp = System.nanoTime();
                     if (prefillArgument.setUp()) setupMillis.add((setUp - loaded) / 1e6);
                     ToolCallRunner.Prepared prepared = null;

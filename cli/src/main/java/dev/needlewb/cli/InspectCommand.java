@@ -30,7 +30,7 @@ final class InspectCommand implements Callable<Integer> {
     @Override
     public Integer call() throws WorkbenchException, IOException {
         try (CactFile cact = CactFile.open(file)) {
-            InspectReport inspect = new InspectReport(cact, InputFile.of("model", file));
+            InspectReport inspect = new InspectReport(cact, InputFile.of("model", cact));
             Report report = inspect.toReport(CommandLines.of(spec));
             String markdown = inspect.markdown();
             if (out != null) ReportFiles.write(out, "inspect", report, markdown, null, file);

@@ -125,7 +125,7 @@ final class ToolCallsCommand implements Callable<Integer> {
             }
             ToolCallReport result = new ToolCallReport(eval, runs, profile, tokenizer, threads);
             List<InputFile> inputs = new ArrayList<>();
-            inputs.add(InputFile.of("model", model));
+            inputs.add(InputFile.of("model", cact));
             if (Files.exists(casesFile)) inputs.add(InputFile.of("cases", casesFile));
             if (against != null) inputs.add(InputFile.of("against", against));
             Report report = new Report("toolcalls", inputs, CommandLines.of(spec));

@@ -10,14 +10,11 @@ import dev.needlewb.converter.cq.InvalidCodeException;
 import dev.needlewb.core.model.Geometry;
 import dev.needlewb.converter.names.ModelTensor;
 import dev.needlewb.converter.names.ProbeHead;
-import java.io.IOException;
-import java.lang.foreign.Arena;
+import dev.needlewb.core.io.FileSnapshot;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -26,7 +23,9 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * A validated {@code .cact}, memory-mapped (or over caller-owned bytes). Opening checks the whole
+ * A validated {@code .cact}, copied into memory ({@link FileSnapshot}; or over caller-owned
+ * bytes). The copy, not a mapping, is what lets a file be replaced or truncated while a run
+ * uses it: see docs/reliability.md for the choice and its cost. Opening checks the whole
  * header, codebook and directory before any tensor data is read, and requires the canonical
  * layout upstream writes: each blob at the next 64-byte boundary after the previous one (the
  * first after the directory), zero padding between, the file ending at the last blob, unused
@@ -46,7 +45,7 @@ public final class CactFile implements AutoCloseable {
     private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final Path path;
-    private final Arena arena;
+    private final FileSnapshot snapshot;
     private final MemorySegment bytes;
     private final Geometry geometry;
     private final float[] codebook;
@@ -54,9 +53,9 @@ public final class CactFile implements AutoCloseable {
     private final CactLayout layout;
     private final int cqGroup;
 
-    private CactFile(Path path, Arena arena, MemorySegment bytes, Validated v) {
+    private CactFile(Path path, FileSnapshot snapshot, MemorySegment bytes, Validated v) {
         this.path = path;
-        this.arena = arena;
+        this.snapshot = snapshot;
         this.bytes = bytes;
         this.geometry = v.geometry;
         this.codebook = v.codebook;
@@ -65,17 +64,13 @@ public final class CactFile implements AutoCloseable {
         this.cqGroup = v.cqGroup;
     }
 
-    /** Maps and validates {@code file}; close the result to unmap. */
+    /** Reads {@code file} into memory and validates it; close the result to free the copy. */
     public static CactFile open(Path file) throws WorkbenchException {
-        Arena arena = Arena.ofShared();
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            MemorySegment seg = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
-            return new CactFile(file, arena, seg, validate(seg, file));
-        } catch (IOException e) {
-            arena.close();
-            throw WorkbenchException.cannotRead(file, e);
+        FileSnapshot snapshot = FileSnapshot.read(file);
+        try {
+            return new CactFile(file, snapshot, snapshot.bytes(), validate(snapshot.bytes(), file));
         } catch (FormatException | RuntimeException e) {
-            arena.close();
+            snapshot.close();
             throw e;
         }
     }
@@ -219,10 +214,10 @@ public final class CactFile implements AutoCloseable {
         }
     }
 
-    /** Unmaps the file (no-op for {@link #parse}d bytes). Views obtained earlier become invalid. */
+    /** Frees the copy (no-op for {@link #parse}d bytes). Views obtained earlier become invalid. */
     @Override
     public void close() {
-        if (arena != null) arena.close();
+        if (snapshot != null) snapshot.close();
     }
 
     // ---------------------------------------------------------------- validation

@@ -71,7 +71,7 @@ public final class Converter {
         }
     }
 
-    /** The loaded inputs of one conversion; owns the mapped .cact files. */
+    /** The loaded inputs of one conversion; owns the .cact files it read. */
     private static final class Session implements AutoCloseable {
         private final ConvertRequest request;
         private final Format from;

@@ -16,8 +16,14 @@ class ToolCallsCliTest {
     static final String WEATHER = "{\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\",\"properties\":"
             + "{\"city\":{\"type\":\"string\",\"maxLength\":12},\"days\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":7}},\"required\":[\"city\"]}}";
 
+    /** reports' mini cases (a resource of its test jar), as a file. */
     static Path miniCases() throws Exception {
-        return Path.of(ToolCallsCliTest.class.getResource("/toolcalls/mini-cases.jsonl").toURI());
+        Path file = Files.createTempFile("mini-cases", ".jsonl");
+        file.toFile().deleteOnExit();
+        try (java.io.InputStream in = ToolCallsCliTest.class.getResourceAsStream("/toolcalls/mini-cases.jsonl")) {
+            Files.copy(in, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        return file;
     }
 
     @Test

@@ -59,12 +59,16 @@ final class ConvertCommand implements Callable<Integer> {
     @Option(names = "--allow-extra-params", description = "Read checkpoints with parameters the model does not use (they are not converted).")
     boolean allowExtraParams;
 
+    @picocli.CommandLine.Mixin
+    NonFiniteOption nonFinite;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws WorkbenchException, IOException {
-        ConvertRequest request = new ConvertRequest(input, output, bitsMap, lora, base, tokenizer, config, dtype, allowExtraParams, group);
+        ConvertRequest request = new ConvertRequest(input, output, bitsMap, lora, base, tokenizer, config, dtype, allowExtraParams, group,
+                nonFinite.policy());
         PrintWriter out = spec.commandLine().getOut();
         if (dryRun) {
             out.print(plan(Converter.plan(request)));

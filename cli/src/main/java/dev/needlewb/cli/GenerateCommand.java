@@ -76,6 +76,9 @@ final class GenerateCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print prompt ids, generated ids and text as JSON at the end instead of streaming.")
     boolean json;
 
+    @picocli.CommandLine.Mixin
+    NonFiniteOption nonFinite;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -92,7 +95,7 @@ final class GenerateCommand implements Callable<Integer> {
         if (newTokens < 0) throw new WorkbenchException("--max-new must be >= 0, got " + newTokens);
         toolArguments.check();
         PrintWriter out = spec.commandLine().getOut();
-        try (CactFile cact = CactFile.open(model)) {
+        try (CactFile cact = CactFile.open(model, nonFinite.policy())) {
             Tokenizer tokenizer = ModelTokenizer.of(cact);
             int[] promptIds;
             int toolPrefix = 0;

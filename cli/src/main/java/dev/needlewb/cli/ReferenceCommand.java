@@ -74,6 +74,9 @@ final class ReferenceCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, paramLabel = "FILE.npz", description = "Output .npz (numpy reads it).")
     Path out;
 
+    @picocli.CommandLine.Mixin
+    NonFiniteOption nonFinite;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -83,7 +86,7 @@ final class ReferenceCommand implements Callable<Integer> {
         if (sinks > 0 && window == 0) throw new WorkbenchException("--sinks needs a --window");
         if (cached && prefill < 1) throw new WorkbenchException("--prefill must be at least 1");
         long t0 = System.nanoTime();
-        ModelSource source = ModelSource.load(model, like);
+        ModelSource source = ModelSource.load(model, like, nonFinite.policy());
         int[] ids = input.resolve(source.tokenizer(), tokenizer, source.geometry().vocab());
         ReferenceModel ref = source.reference();
         ForwardOptions options = ForwardOptions.DEFAULT.withQuant(quant).withInt8Kv(int8Kv);

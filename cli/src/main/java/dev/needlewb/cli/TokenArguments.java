@@ -2,6 +2,7 @@ package dev.needlewb.cli;
 
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.core.tokenizer.SentencePieceModel;
 import dev.needlewb.core.tokenizer.TokenizerVocab;
 import dev.needlewb.core.tokenizer.Tokenizer;
@@ -49,7 +50,7 @@ final class TokenArguments {
     private static TokenizerVocab vocab(byte[] blob, Path file) throws WorkbenchException {
         if (file != null) {
             if (file.toString().endsWith(".cact")) {
-                try (CactFile cact = CactFile.open(file)) {
+                try (CactFile cact = CactFile.open(file, NonFinitePolicy.ALLOW)) { // its tokenizer only
                     return ModelTokenizer.of(cact).vocab();
                 }
             }

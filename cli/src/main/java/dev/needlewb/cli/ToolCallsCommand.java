@@ -73,6 +73,9 @@ final class ToolCallsCommand implements Callable<Integer> {
             description = "Folder for toolcalls.json, .md, .html (default: ${DEFAULT-VALUE}).")
     Path out;
 
+    @picocli.CommandLine.Mixin
+    NonFiniteOption nonFinite;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -91,7 +94,7 @@ final class ToolCallsCommand implements Callable<Integer> {
         List<ToolCallCase> cases = ToolCallCase.read(casesFile);
         if (limit != null && limit < cases.size()) cases = cases.subList(0, limit);
         PrintWriter say = spec.commandLine().getErr();
-        try (CactFile cact = CactFile.open(model)) {
+        try (CactFile cact = CactFile.open(model, nonFinite.policy())) {
             Tokenizer tokenizer = ModelTokenizer.of(cact);
             ToolCallRunner runner = new ToolCallRunner(tokenizer, thinkMax, false);
             List<ToolCallRunner.Prepared> prepared = new ArrayList<>();
@@ -109,7 +112,7 @@ final class ToolCallsCommand implements Callable<Integer> {
             ToolCallEval eval = new ToolCallEval(runner, cases, prepared, maxNew);
             ReferenceModel reference = null;
             if (against != null) {
-                ModelSource source = ModelSource.load(against, like != null ? like : model);
+                ModelSource source = ModelSource.load(against, like != null ? like : model, nonFinite.policy());
                 if (!source.geometry().equals(cact.geometry())) {
                     throw new WorkbenchException(against + ": its geometry differs from " + model + "'s");
                 }

@@ -7,10 +7,12 @@ import dev.needlewb.converter.cq.CqCodebooks;
 import dev.needlewb.converter.cq.CqDequantizer;
 import dev.needlewb.converter.cq.CqPacking;
 import dev.needlewb.converter.cq.InvalidCodeException;
+import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.core.model.Geometry;
 import dev.needlewb.converter.names.ModelTensor;
 import dev.needlewb.converter.names.ProbeHead;
 import dev.needlewb.core.io.FileSnapshot;
+import dev.needlewb.core.tokenizer.TokenizerVocab;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -64,15 +66,43 @@ public final class CactFile implements AutoCloseable {
         this.cqGroup = v.cqGroup;
     }
 
-    /** Reads {@code file} into memory and validates it; close the result to free the copy. */
+    /**
+     * Reads {@code file} into memory and validates it, refusing non-finite weights; close the
+     * result to free the copy.
+     */
     public static CactFile open(Path file) throws WorkbenchException {
+        return open(file, NonFinitePolicy.REFUSE);
+    }
+
+    /**
+     * Reads {@code file} into memory and validates it; with {@link NonFinitePolicy#REFUSE} a NaN
+     * or infinity in an FP16/FP32 tensor or a CQ group norm is refused, naming the first tensor
+     * and the float's byte offset. Close the result to free the copy.
+     */
+    public static CactFile open(Path file, NonFinitePolicy policy) throws WorkbenchException {
         FileSnapshot snapshot = FileSnapshot.read(file);
         try {
-            return new CactFile(file, snapshot, snapshot.bytes(), validate(snapshot.bytes(), file));
+            CactFile cact = new CactFile(file, snapshot, snapshot.bytes(), validate(snapshot.bytes(), file));
+            if (policy == NonFinitePolicy.REFUSE) refuseNonFinite(cact);
+            return cact;
         } catch (FormatException | RuntimeException e) {
             snapshot.close();
             throw e;
         }
+    }
+
+    private static void refuseNonFinite(CactFile cact) throws FormatException {
+        List<NonFiniteTensor> found = cact.nonFinite();
+        if (found.isEmpty()) return;
+        NonFiniteTensor first = found.getFirst();
+        String more = found.size() == 1 ? "" : "; " + (found.size() - 1) + " more tensor" + (found.size() == 2 ? "" : "s") + " (needle-wb inspect lists them)";
+        throw new FormatException(cact.path, first.index(), first.name(), first.firstOffset(), first.describe() + more + "; "
+                + NonFinitePolicy.OVERRIDE_HINT);
+    }
+
+    /** The tensors whose stored floats (values, CQ group norms) hold NaN or infinity, in directory order. */
+    public List<NonFiniteTensor> nonFinite() {
+        return NonFiniteTensor.of(this);
     }
 
     /**
@@ -158,6 +188,22 @@ public final class CactFile implements AutoCloseable {
     /** The RAW tokenizer blob (a view; parsing it is the tokenizer package's job), or null if the file has none. */
     public MemorySegment tokenizerBlob() {
         return hasTokenizer() ? blob(tensors.size() - 1) : null;
+    }
+
+    /**
+     * The RAW tokenizer, parsed and checked (null if the file has none): every count and length
+     * inside the blob, and as many pieces as the header's vocab, which upstream's
+     * {@code _pack_cact} requires (a longer vocabulary would encode ids past the embedding).
+     */
+    public TokenizerVocab tokenizerVocab() throws FormatException {
+        if (!hasTokenizer()) return null;
+        TensorRecord r = tensors.getLast();
+        TokenizerVocab vocab = TokenizerVocab.parse(blob(r.index()), path, r.index(), r.offset());
+        if (vocab.size() != geometry.vocab()) {
+            throw fail(r.index(), r.name(), r.offset(), "the tokenizer has " + vocab.size() + " pieces, the header's vocab is "
+                    + geometry.vocab() + " (upstream's _pack_cact refuses a mismatch)");
+        }
+        return vocab;
     }
 
     /**

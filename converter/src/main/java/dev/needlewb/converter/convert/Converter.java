@@ -15,6 +15,7 @@ import dev.needlewb.converter.flax.FlaxCheckpointWriter;
 import dev.needlewb.converter.flax.FlaxParamShapes;
 import dev.needlewb.converter.flax.KvBudget;
 import dev.needlewb.converter.flax.LoraAdapter;
+import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.names.BitsMap;
 import dev.needlewb.converter.names.NameMap;
@@ -144,35 +145,37 @@ public final class Converter {
         }
 
         private void load() throws WorkbenchException {
-            if (request.base() != null) base = openCact(request.base());
-            if (request.config() != null) meta = FlaxCheckpointReader.read(request.config(), request.allowExtraParams());
+            NonFinitePolicy nonFinite = request.nonFinite();
+            if (request.base() != null) base = openCact(request.base(), nonFinite);
+            if (request.config() != null) meta = FlaxCheckpointReader.read(request.config(), request.allowExtraParams(), nonFinite);
             switch (from) {
                 case FLAX -> {
-                    FlaxCheckpoint ckpt = FlaxCheckpointReader.read(request.input(), request.allowExtraParams());
-                    if (request.lora() != null) ckpt = LoraAdapter.read(request.lora()).mergeInto(ckpt);
+                    FlaxCheckpoint ckpt = FlaxCheckpointReader.read(request.input(), request.allowExtraParams(), nonFinite);
+                    if (request.lora() != null) ckpt = LoraAdapter.read(request.lora(), nonFinite).mergeInto(ckpt);
                     if (meta == null) meta = ckpt;
                     weights = WeightSources.fromCheckpoint(ckpt);
                 }
-                case CACT -> weights = WeightSources.fromCact(openCact(request.input()), "f16".equals(request.dtype()));
+                case CACT -> weights = WeightSources.fromCact(openCact(request.input(), nonFinite), "f16".equals(request.dtype()));
                 case TORCH, SAFETENSORS -> {
-                    Map<String, NpyArray> dict = StateDictFiles.read(request.input(), from);
+                    StateDict dict = StateDictFiles.read(request.input(), from, nonFinite);
                     NameMap names = base != null ? WeightSources.namesOf(base)
-                            : NameMap.of(meta.flaxConfig(), WeightSources.partsOf(dict.keySet()), KvBudget.effectiveWindow(meta.flaxConfig()));
-                    weights = WeightSources.fromStateDict(dict, names, request.input());
+                            : NameMap.of(meta.flaxConfig(), WeightSources.partsOf(dict.tensors().keySet()), KvBudget.effectiveWindow(meta.flaxConfig()));
+                    weights = WeightSources.fromStateDict(dict, names);
                 }
             }
             if (to == Format.CACT && base == null && weights.tokenizer() == null) weights = weights.withTokenizer(tokenizer(request.tokenizer()));
         }
 
-        private CactFile openCact(Path file) throws WorkbenchException {
-            CactFile f = CactFile.open(file);
+        private CactFile openCact(Path file, NonFinitePolicy nonFinite) throws WorkbenchException {
+            CactFile f = CactFile.open(file, nonFinite);
             open.add(f);
             return f;
         }
 
         private byte[] tokenizer(Path file) throws WorkbenchException {
             if (file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".cact")) {
-                MemorySegment blob = openCact(file).tokenizerBlob();
+                // only its tokenizer is read: its weights may hold anything
+                MemorySegment blob = openCact(file, NonFinitePolicy.ALLOW).tokenizerBlob();
                 if (blob == null) throw new WorkbenchException(file + ": --tokenizer: this .cact has no tokenizer (exported without one)");
                 return blob.toArray(ValueLayout.JAVA_BYTE);
             }

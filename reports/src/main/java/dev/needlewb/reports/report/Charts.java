@@ -45,14 +45,18 @@ public final class Charts {
         return lines(title, xLabel, yLabel, series, logY, 0);
     }
 
-    /** One line per series, x = firstX, firstX + 1, ...; NaN values, and non-positive ones on a log axis, are dropped. */
+    /**
+     * One line per series, x = firstX, firstX + 1, ...; NaN and infinite values (a model with
+     * non-finite weights gives them), and non-positive ones on a log axis, are dropped: an
+     * infinite bound makes the log axis lay out ticks without end.
+     */
     public static byte[] lines(String title, String xLabel, String yLabel, Map<String, double[]> series, boolean logY, int firstX) {
         XYSeriesCollection data = new XYSeriesCollection();
         for (Map.Entry<String, double[]> s : series.entrySet()) {
             XYSeries xy = new XYSeries(s.getKey());
             double[] v = s.getValue();
             for (int i = 0; i < v.length; i++) {
-                if (!Double.isNaN(v[i]) && (!logY || v[i] > 0)) xy.add(firstX + i, v[i]);
+                if (Double.isFinite(v[i]) && (!logY || v[i] > 0)) xy.add(firstX + i, v[i]);
             }
             data.addSeries(xy);
         }
@@ -71,15 +75,15 @@ public final class Charts {
     }
 
     /**
-     * Vertical bars: for each category (x, e.g. a tensor) one bar per series; NaN values are left
-     * out. Category labels are turned upright when there are many, and the chart widens with them.
+     * Vertical bars: for each category (x, e.g. a tensor) one bar per series; NaN and infinite
+     * values are left out. Category labels are turned upright when there are many, and the chart widens with them.
      */
     public static byte[] bars(String title, String xLabel, String yLabel, List<String> categories, Map<String, double[]> series) {
         DefaultCategoryDataset data = new DefaultCategoryDataset();
         for (Map.Entry<String, double[]> s : series.entrySet()) {
             double[] v = s.getValue();
             for (int i = 0; i < categories.size(); i++) {
-                if (!Double.isNaN(v[i])) data.addValue(v[i], s.getKey(), categories.get(i));
+                if (Double.isFinite(v[i])) data.addValue(v[i], s.getKey(), categories.get(i));
             }
         }
         JFreeChart chart = ChartFactory.createBarChart(title, xLabel, yLabel, data, PlotOrientation.VERTICAL,
@@ -91,10 +95,12 @@ public final class Charts {
         return png(chart, Math.max(WIDTH, 60 + 14 * categories.size()), HEIGHT + (categories.size() > 12 ? 160 : 0));
     }
 
-    /** Points (x[i], y[i]), e.g. engine logits against reference logits. */
+    /** Points (x[i], y[i]), e.g. engine logits against reference logits; points with a NaN or infinite coordinate are left out. */
     public static byte[] scatter(String title, String xLabel, String yLabel, double[] x, double[] y) {
         XYSeries xy = new XYSeries("points", false, true);
-        for (int i = 0; i < x.length; i++) xy.add(x[i], y[i]);
+        for (int i = 0; i < x.length; i++) {
+            if (Double.isFinite(x[i]) && Double.isFinite(y[i])) xy.add(x[i], y[i]);
+        }
         JFreeChart chart = ChartFactory.createScatterPlot(title, xLabel, yLabel, new XYSeriesCollection(xy),
                 PlotOrientation.VERTICAL, false, false, false);
         style(chart.getXYPlot());
@@ -103,7 +109,8 @@ public final class Charts {
 
     /**
      * A heat map of values[row][col] with named rows (y) and columns (x); colour is log10 of the
-     * value, so errors spanning many decades stay readable. Missing cells are NaN.
+     * value, so errors spanning many decades stay readable. Missing cells are NaN; NaN and
+     * infinite cells are drawn as missing.
      */
     public static byte[] heatmap(String title, List<String> rows, List<String> cols, double[][] values) {
         DefaultXYZDataset data = new DefaultXYZDataset();
@@ -114,7 +121,7 @@ public final class Charts {
         for (int r = 0; r < rows.size(); r++) {
             for (int c = 0; c < cols.size(); c++, k++) {
                 double v = values[r][c];
-                double z = v > 0 ? Math.log10(v) : Double.NaN;
+                double z = v > 0 && v < Double.POSITIVE_INFINITY ? Math.log10(v) : Double.NaN;
                 xyz[0][k] = c;
                 xyz[1][k] = r;
                 xyz[2][k] = z;

@@ -16,6 +16,7 @@ import dev.needlewb.converter.flax.FlaxParamShapes;
 import dev.needlewb.converter.flax.KvBudget;
 import dev.needlewb.converter.flax.LoraAdapter;
 import dev.needlewb.converter.finite.NonFinitePolicy;
+import dev.needlewb.core.io.FileOutput;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.names.BitsMap;
 import dev.needlewb.converter.names.NameMap;
@@ -61,19 +62,25 @@ public final class Converter {
 
     /** Reads and checks every input and lists what {@link #run} would write; writes nothing. */
     public static Plan plan(ConvertRequest request) throws WorkbenchException {
-        try (Session s = Session.open(request)) {
+        try (Loaded s = load(request)) {
             return s.plan();
         }
     }
 
+    /** Reads, checks and converts, writing the output atomically. */
     public static Result run(ConvertRequest request, Listener listener) throws WorkbenchException {
-        try (Session s = Session.open(request)) {
-            return s.run(listener);
+        try (Loaded s = load(request)) {
+            return s.run(listener, FileOutput.ATOMIC);
         }
     }
 
+    /** Reads and checks every input of {@code request} (a bad input fails here, before anything is written). */
+    public static Loaded load(ConvertRequest request) throws WorkbenchException {
+        return Loaded.open(request);
+    }
+
     /** The loaded inputs of one conversion; owns the .cact files it read. */
-    private static final class Session implements AutoCloseable {
+    public static final class Loaded implements AutoCloseable {
         private final ConvertRequest request;
         private final Format from;
         private final Format to;
@@ -82,18 +89,18 @@ public final class Converter {
         private FlaxCheckpoint meta;
         private CactFile base;
 
-        private Session(ConvertRequest request, Format from, Format to) {
+        private Loaded(ConvertRequest request, Format from, Format to) {
             this.request = request;
             this.from = from;
             this.to = to;
         }
 
-        static Session open(ConvertRequest r) throws WorkbenchException {
+        static Loaded open(ConvertRequest r) throws WorkbenchException {
             Format from = Format.of(r.input());
             Format to = Format.of(r.output());
             checkOptions(r, from, to);
             refuseOverwrite(r);
-            Session s = new Session(r, from, to);
+            Loaded s = new Loaded(r, from, to);
             try {
                 s.load();
             } catch (WorkbenchException | RuntimeException e) {
@@ -195,7 +202,8 @@ public final class Converter {
             return request.group() == null ? CactExporter.GROUP : request.group();
         }
 
-        Plan plan() throws WorkbenchException {
+        /** What {@link #run} would write. */
+        public Plan plan() throws WorkbenchException {
             List<PlanRow> rows = new ArrayList<>();
             long total;
             if (to == Format.CACT) {
@@ -232,14 +240,15 @@ public final class Converter {
             return new Plan(from, to, rows, total);
         }
 
-        Result run(Listener listener) throws WorkbenchException {
+        /** Converts, writing the output through {@code output} (at once, or staged with its manifest). */
+        public Result run(Listener listener, FileOutput output) throws WorkbenchException {
             Path[] inputs = request.inputs();
             if (to == Format.CACT) {
                 long total = weights.names().cactRows().size();
                 CactExporter.Result r = base != null
                         ? CactRebuilder.rebuild(weights, base, n -> listener.progress(n, total))
                         : CactExporter.export(weights, bits(), group(), n -> listener.progress(n, total));
-                CactWriter.write(r.model(), request.output(), inputs);
+                CactWriter.write(r.model(), request.output(), output, inputs);
                 return new Result(from, to, r.tensors());
             }
             SequencedMap<String, Written> out = outputTensors();
@@ -257,11 +266,11 @@ public final class Converter {
                 // --config checkpoint, or from the input checkpoint itself
                 if (from != Format.FLAX || request.config() == null) params.putAll(meta.params());
                 params.putAll(converted.params());
-                FlaxCheckpointWriter.write(converted.withParams(new LinkedHashMap<>(params)), request.output(), inputs);
+                FlaxCheckpointWriter.write(converted.withParams(new LinkedHashMap<>(params)), request.output(), output, inputs);
             } else {
                 SequencedMap<String, NpyArray> dict = new LinkedHashMap<>();
                 out.forEach((k, w) -> dict.put(k, w.array()));
-                StateDictFiles.write(dict, request.output(), to, inputs);
+                StateDictFiles.write(dict, request.output(), to, output, inputs);
             }
             listener.progress(out.size(), out.size());
             return new Result(from, to, report);

@@ -1,7 +1,7 @@
 package dev.needlewb.converter.convert;
 
 import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.core.io.AtomicFileWriter;
+import dev.needlewb.core.io.FileOutput;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.finite.NonFiniteCount;
 import dev.needlewb.converter.finite.NonFinitePolicy;
@@ -46,14 +46,14 @@ public final class StateDictFiles {
         return dict;
     }
 
-    static void write(Map<String, NpyArray> tensors, Path target, Format format, Path... inputs) throws WorkbenchException {
+    static void write(Map<String, NpyArray> tensors, Path target, Format format, FileOutput output, Path... inputs) throws WorkbenchException {
         switch (format) {
-            case SAFETENSORS -> AtomicFileWriter.write(target, ch -> {
+            case SAFETENSORS -> output.write(target, ch -> {
                 OutputStream out = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16);
                 Safetensors.write(out, tensors, Map.of("format", "pt"));
                 out.flush();
             }, inputs);
-            case TORCH -> TorchStateDict.write(tensors, target, inputs);
+            case TORCH -> TorchStateDict.write(tensors, target, output, inputs);
             default -> throw new IllegalArgumentException(format + " is not a state-dict format");
         }
     }

@@ -9,6 +9,7 @@ import dev.needlewb.converter.cact.CactSummary;
 import dev.needlewb.converter.cact.NonFiniteTensor;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.core.model.Geometry;
+import dev.needlewb.reports.convert.ManifestCheck;
 import dev.needlewb.reports.report.InputFile;
 import dev.needlewb.reports.report.Markdown;
 import dev.needlewb.reports.report.Report;
@@ -23,17 +24,19 @@ public final class InspectReport {
     private final CactSummary summary;
     private final InputFile input;
     private final List<NonFiniteTensor> nonFinite;
+    private final ManifestCheck manifest;
 
     public InspectReport(CactFile file, InputFile input) {
         this.file = file;
         this.summary = CactSummary.of(file);
         this.input = input;
         this.nonFinite = file.nonFinite();
+        this.manifest = ManifestCheck.of(input.path(), input.sha256());
     }
 
-    /** Whether every stored float is finite. */
+    /** Whether every stored float is finite and a manifest beside the file, if any, describes it. */
     public boolean passed() {
-        return nonFinite.isEmpty();
+        return nonFinite.isEmpty() && manifest.consistent();
     }
 
     public CactSummary summary() {
@@ -49,6 +52,10 @@ public final class InspectReport {
         body.set("geometry", Report.JSON.valueToTree(geometryFields(file.geometry())));
         ArrayNode notes = body.putArray("notes");
         CactNotes.of(file).forEach(notes::add);
+        ObjectNode m = body.putObject("manifest");
+        m.put("path", manifest.manifest().toString());
+        m.put("status", manifest.status().name().toLowerCase(Locale.ROOT));
+        if (manifest.recorded() != null) m.put("recorded_sha256", manifest.recorded());
         ArrayNode bad = body.putArray("non_finite");
         for (NonFiniteTensor t : nonFinite) {
             ObjectNode n = bad.addObject();
@@ -125,6 +132,8 @@ public final class InspectReport {
         md.item("file", "`" + input.path() + "`")
                 .item("bytes", fmt(file.fileBytes()))
                 .item("sha256", "`" + file.sha256() + "`")
+                .item("manifest", manifest.status() == ManifestCheck.Status.NONE ? "none"
+                        : "`" + manifest.manifest().getFileName() + "` " + manifest.detail())
                 .blank();
         if (!nonFinite.isEmpty()) {
             md.paragraph("**Not finite:** " + nonFinite.size() + " tensor" + (nonFinite.size() == 1 ? " holds" : "s hold")

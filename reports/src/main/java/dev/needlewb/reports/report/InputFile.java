@@ -17,6 +17,11 @@ public record InputFile(String role, Path path, long bytes, String sha256) {
         return new InputFile(role, file.path().toAbsolutePath().normalize(), file.fileBytes(), file.sha256());
     }
 
+    /** This file's content reported under another path: a staged output under the name it is committed to. */
+    public InputFile at(Path shown) {
+        return new InputFile(role, shown.toAbsolutePath().normalize(), bytes, sha256);
+    }
+
     public static InputFile of(String role, Path path) throws IOException {
         MessageDigest sha;
         try {

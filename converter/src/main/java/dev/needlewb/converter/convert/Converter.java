@@ -171,6 +171,7 @@ public final class Converter {
                 }
             }
             if (to == Format.CACT && base == null && weights.tokenizer() == null) weights = weights.withTokenizer(tokenizer(request.tokenizer()));
+            if (to == Format.CACT && base == null) bits(); // a bad --bits-map is an input error: refused before anything is written
         }
 
         private CactFile openCact(Path file, NonFinitePolicy nonFinite) throws WorkbenchException {

@@ -66,7 +66,7 @@ final class ToolCallsCommand implements Callable<Integer> {
     @Option(names = "--limit", paramLabel = "N", description = "Run only the first N cases.")
     Integer limit;
 
-    @Option(names = "--threads", paramLabel = "N", defaultValue = "2", description = "Threads per engine (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--threads", paramLabel = "N", defaultValue = "2", description = "Threads per engine, at most the processors (default: ${DEFAULT-VALUE}).")
     int threads;
 
     @Option(names = "--out", paramLabel = "DIR", defaultValue = "needle-wb-out/toolcalls",
@@ -84,7 +84,7 @@ final class ToolCallsCommand implements Callable<Integer> {
         ThresholdProfile profile = ThresholdProfile.named(profileName);
         if (maxNew < 1) throw new WorkbenchException("--max-new must be at least 1, got " + maxNew);
         ToolCallArguments.checkThinkMax(thinkMax);
-        if (threads < 1) throw new WorkbenchException("--threads must be at least 1, got " + threads);
+        int capped = ThreadCount.of(threads, spec.commandLine().getErr());
         List<String> names = new ArrayList<>(new LinkedHashSet<>(engines));
         for (String n : names) CaseEngines.factory(n);
         if (against != null) names.addFirst(REFERENCE);
@@ -124,9 +124,9 @@ final class ToolCallsCommand implements Callable<Integer> {
             List<ToolCallEval.EngineRun> runs;
             try (Progress progress = Progress.start("eval toolcalls", total)) {
                 runs = eval.run(names, name -> name.equals(REFERENCE) ? new ReferenceCaseEngine(referenceModel)
-                        : CaseEngines.factory(name).open(cact, threads), () -> progress.update(++done[0]));
+                        : CaseEngines.factory(name).open(cact, capped), () -> progress.update(++done[0]));
             }
-            ToolCallReport result = new ToolCallReport(eval, runs, profile, tokenizer, threads);
+            ToolCallReport result = new ToolCallReport(eval, runs, profile, tokenizer, capped);
             List<InputFile> inputs = new ArrayList<>();
             inputs.add(InputFile.of("model", cact));
             if (Files.exists(casesFile)) inputs.add(InputFile.of("cases", casesFile));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.io.TextFiles;
 import dev.needlewb.core.tokenizer.ToolSchemas;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,6 +22,8 @@ public record ToolCallCase(String id, String query, ToolSchemas tools, JsonNode 
     private static final JsonMapper JSON = new JsonMapper();
     /** The name of the built-in case set (a resource of the workbench). */
     public static final String BUILTIN = "builtin";
+    /** A case is a query and its tools, a few KB: a thousand times the built-in set. */
+    private static final long MAX_CASES_BYTES = 256L << 20;
 
     /** Reads {@code file}, or the built-in set when it is named {@value #BUILTIN} and no such file exists. */
     public static List<ToolCallCase> read(Path file) throws WorkbenchException {
@@ -31,13 +34,7 @@ public record ToolCallCase(String id, String query, ToolSchemas tools, JsonNode 
                 throw new IllegalStateException("the built-in cases are part of the jar", e);
             }
         }
-        try {
-            return parse(Files.readString(file, StandardCharsets.UTF_8), file.toString());
-        } catch (java.nio.charset.MalformedInputException e) {
-            throw new WorkbenchException(file + ": cases file is not valid UTF-8");
-        } catch (IOException e) {
-            throw WorkbenchException.cannotRead(file, e);
-        }
+        return parse(TextFiles.readUtf8(file, "tool-call cases", MAX_CASES_BYTES), file.toString());
     }
 
     static List<ToolCallCase> parse(String text, String source) throws WorkbenchException {

@@ -83,6 +83,35 @@ class SafetensorsTest {
         assertRefused(huge, "header length 18446744073709551615 does not fit");
     }
 
+    @Test
+    void sizesNear2To31And2To63AreRefusedOrReadWithoutWrapping() throws Exception {
+        String f32 = "\"dtype\":\"F32\",\"shape\":";
+        for (long big : new long[] {Integer.MAX_VALUE, 1L << 31, (1L << 32) - 1, Long.MAX_VALUE}) {
+            assertRefused(withHeader("{\"a\":{" + f32 + "[2],\"data_offsets\":[0," + big + "]}}", 8), "outside the 8-byte data section");
+            assertRefused(withHeader("{\"a\":{" + f32 + "[2],\"data_offsets\":[" + big + "," + big + "]}}", 8), "outside the 8-byte data section");
+            assertRefused(withHeader("{\"a\":{" + f32 + "[" + big + "],\"data_offsets\":[0,8]}}", 8),
+                    big <= Integer.MAX_VALUE ? "does not match its 8 bytes" : "bad dimension");
+        }
+        // no element: a dimension of 2^31 - 1 beside a 0 is an empty tensor of that shape
+        NpyArray empty = Safetensors.parse(withHeader("{\"a\":{" + f32 + "[0,2147483647],\"data_offsets\":[0,0]}}", 0), FILE)
+                .tensors().get("a");
+        assertThat(empty.shape()).containsExactly(0, Integer.MAX_VALUE);
+        for (long len : new long[] {Integer.MAX_VALUE, 1L << 31, 1L << 62}) {
+            byte[] lying = new byte[16];
+            ByteBuffer.wrap(lying).order(ByteOrder.LITTLE_ENDIAN).putLong(len);
+            assertRefused(lying, "header length " + len + " does not fit");
+        }
+    }
+
+    @Test
+    void aKeyNamedTwiceIsRefusedWhereTheSecondStarts() {
+        String entry = "{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}";
+        String json = "{\"w\":" + entry + ",\"w\":" + entry + "}";
+        assertRefused(withHeader(json, 4), "Duplicate field 'w'");
+        assertThatThrownBy(() -> Safetensors.parse(withHeader(json, 4), FILE)).isInstanceOf(FormatException.class)
+                .satisfies(e -> assertThat(((FormatException) e).offset()).isBetween(8L + json.indexOf(",\"w\""), 8L + json.lastIndexOf(entry)));
+    }
+
     private static void assertRefused(byte[] bytes, String message) {
         assertThatThrownBy(() -> Safetensors.parse(bytes, FILE))
                 .isInstanceOf(FormatException.class)

@@ -230,6 +230,12 @@ class TorchStateDictBadInputTest {
         Path broadcast = withPickle("broadcast.pt", viewPickle(6, 0, new long[] {1000, 6}, new long[] {0, 1}));
         assertThatThrownBy(() -> TorchStateDict.read(broadcast)).isInstanceOf(FormatException.class)
                 .hasMessageContaining("view of 6000 elements is larger than its storage of 6");
+        // no element, so it fits any storage: its sizes near and past 2^31 must still be refused or read, never wrap
+        Path empty = withPickle("empty.pt", viewPickle(6, 0, new long[] {0, (1L << 31) + 5}, new long[] {1, 1}));
+        assertThatThrownBy(() -> TorchStateDict.read(empty)).isInstanceOf(FormatException.class)
+                .hasMessageContaining("tensor 0 (t)").hasMessageContaining("dimension 1 of size 2147483653 exceeds 2^31-1");
+        Path edge = withPickle("edge.pt", viewPickle(6, 0, new long[] {0, Integer.MAX_VALUE}, new long[] {1, 1}));
+        assertThat(TorchStateDict.read(edge).get("t").shape()).containsExactly(0, Integer.MAX_VALUE);
         Path numel = withPickle("numel.pt", viewPickle(1L << 40, 0, new long[] {1}, new long[] {1}));
         assertThatThrownBy(() -> TorchStateDict.read(numel)).isInstanceOf(FormatException.class)
                 .hasMessageContaining("tensor 0 (t)").hasMessageContaining("storage entry archive/data/0 holds 24 bytes, but a FloatStorage of 1099511627776 elements needs more");

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.fail;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.NpyArray;
+import dev.needlewb.converter.finite.NonFiniteCount;
 import dev.needlewb.converter.pickle.PickleEmitter;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -304,7 +305,8 @@ class TorchStateDictBadInputTest {
                 m = zipBytes(entries);
             }
             try {
-                TorchStateDict.read(name, new ByteArrayChannel(m));
+                Map<String, NpyArray> read = TorchStateDict.read(name, new ByteArrayChannel(m));
+                read.values().forEach(TorchStateDictBadInputTest::assertNonFiniteCountAgrees);
                 accepted++;
             } catch (FormatException expected) {
                 assertThat(expected.getMessage()).startsWith("mutant.pt").doesNotContain("\n");
@@ -314,6 +316,33 @@ class TorchStateDictBadInputTest {
         }
         // mutations of tensor values, padding or unused header fields are legitimately accepted
         assertThat(accepted).isLessThan(mutations / 2);
+    }
+
+    /** The scanner that refuses non-finite weights counts what the widened values hold. */
+    static void assertNonFiniteCountAgrees(NpyArray a) {
+        if (!a.descr().startsWith("<f")) return;
+        long bad = java.util.Arrays.stream(a.asDoubles()).filter(v -> !Double.isFinite(v)).count();
+        assertThat(NonFiniteCount.of(a).count()).isEqualTo(bad);
+    }
+
+    /** Special values of every float dtype (NaN with payloads, infinities, -0, subnormals, extremes) read back bit for bit. */
+    @Test
+    void everyFloatValueReadsBackAsWritten() throws Exception {
+        Map<String, NpyArray> tensors = new LinkedHashMap<>();
+        tensors.put("f64", NpyArray.ofDoubles(new int[] {7}, new double[] {Double.NaN, Double.longBitsToDouble(0x7FF0_0000_0000_0001L),
+            Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, -0.0, Double.MIN_VALUE, -Double.MAX_VALUE}));
+        tensors.put("f32", NpyArray.ofFloats(new int[] {7}, new float[] {Float.NaN, Float.intBitsToFloat(0xFFC00001),
+            Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, -0f, Float.MIN_VALUE, Float.MAX_VALUE}));
+        short[] halves = {(short) 0x7E00, (short) 0x7C01, (short) 0x7C00, (short) 0xFC00, (short) 0x8000, 0x0001, (short) 0xFBFF};
+        tensors.put("f16", new NpyArray("<f2", new int[] {7}, dev.needlewb.converter.convert.Floats.littleEndian(halves)));
+        Path pt = dir.resolve("values.pt");
+        TorchStateDict.write(tensors, pt);
+        Map<String, NpyArray> back = TorchStateDict.read(pt);
+        for (var e : tensors.entrySet()) {
+            assertThat(back.get(e.getKey()).data()).as(e.getKey()).isEqualTo(e.getValue().data());
+            assertNonFiniteCountAgrees(back.get(e.getKey()));
+            assertThat(NonFiniteCount.of(back.get(e.getKey())).count()).isEqualTo(4);
+        }
     }
 
     private byte[] pickleOf(Path p, Map<String, NpyArray> tensors) throws Exception {

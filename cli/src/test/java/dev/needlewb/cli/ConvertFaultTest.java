@@ -47,14 +47,6 @@ class ConvertFaultTest {
         return new String[] {"convert", MiniVariants.mini().toString(), "--to", out.toString(), "--dtype", "f16"};
     }
 
-    private static ProcessBuilder childJvm(String... args) {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(), "-Xmx1g",
-                "--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-        cmd.addAll(List.of(args));
-        return new ProcessBuilder(cmd).redirectErrorStream(true);
-    }
-
     private List<String> names() throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
             return s.map(p -> p.getFileName().toString()).sorted().toList();
@@ -89,7 +81,7 @@ class ConvertFaultTest {
     }
 
     private Process startAndWait(Moment moment) throws Exception {
-        Process p = childJvm(convertF16()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Process p = ChildJvm.of(convertF16()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         switch (moment) {
             case STARTED -> Thread.sleep(200);
             case OUTPUT_STAGED -> awaitFile(p, n -> n.startsWith(".m.pt.") && n.endsWith(".tmp") && !n.contains("manifest"));
@@ -133,8 +125,8 @@ class ConvertFaultTest {
 
     @Test
     void twoConvertsToOneTargetNeverMixTheirFiles() throws Exception {
-        Process f16 = childJvm(convertF16()).start();
-        Process f32 = childJvm("convert", MiniVariants.mini().toString(), "--to", out.toString()).start();
+        Process f16 = ChildJvm.of(convertF16()).start();
+        Process f32 = ChildJvm.of("convert", MiniVariants.mini().toString(), "--to", out.toString()).start();
         String[] said = new String[2];
         int[] exits = new int[2];
         Process[] both = {f16, f32};
@@ -158,7 +150,7 @@ class ConvertFaultTest {
         byte[] before = Files.readAllBytes(out);
         byte[] manifest = Files.readAllBytes(dir.resolve("m.pt.manifest.json"));
         for (int kib : new int[] {1, 300, 1200}) { // the float16 output has about 1,460 KiB
-            List<String> cmd = new ArrayList<>(childJvm(convertF16()).command());
+            List<String> cmd = new ArrayList<>(ChildJvm.of(convertF16()).command());
             String line = String.join(" ", cmd.stream().map(ConvertFaultTest::quote).toList());
             Process p = new ProcessBuilder("bash", "-c", "ulimit -f " + kib + "; exec " + line).redirectErrorStream(true).start();
             assertThat(p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();

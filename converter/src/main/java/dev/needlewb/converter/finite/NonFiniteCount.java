@@ -15,6 +15,8 @@ public record NonFiniteCount(long count, long firstElement, float firstValue) {
     private static final ValueLayout.OfInt F32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfLong F64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final NonFiniteCount NONE = new NonFiniteCount(0, -1, 0);
+    /** Elements copied out of the segment at a time: the scan then runs over a plain array, fast from the first load on. */
+    private static final int CHUNK = 8192;
 
     public boolean any() {
         return count > 0;
@@ -23,8 +25,13 @@ public record NonFiniteCount(long count, long firstElement, float firstValue) {
     /** Little-endian float16 values. */
     public static NonFiniteCount ofHalves(MemorySegment halves) {
         long n = halves.byteSize() / 2, count = 0, first = -1;
-        for (long i = 0; i < n; i++) {
-            if ((halves.get(F16, 2 * i) & 0x7C00) == 0x7C00 && count++ == 0) first = i;
+        short[] chunk = new short[(int) Math.min(CHUNK, n)];
+        for (long base = 0; base < n; base += chunk.length) {
+            int len = (int) Math.min(chunk.length, n - base);
+            MemorySegment.copy(halves, F16, 2 * base, chunk, 0, len);
+            for (int i = 0; i < len; i++) {
+                if ((chunk[i] & 0x7C00) == 0x7C00 && count++ == 0) first = base + i;
+            }
         }
         return count == 0 ? NONE : new NonFiniteCount(count, first, Float.float16ToFloat(halves.get(F16, 2 * first)));
     }
@@ -32,8 +39,13 @@ public record NonFiniteCount(long count, long firstElement, float firstValue) {
     /** Little-endian float32 values. */
     public static NonFiniteCount ofFloats(MemorySegment floats) {
         long n = floats.byteSize() / 4, count = 0, first = -1;
-        for (long i = 0; i < n; i++) {
-            if ((floats.get(F32, 4 * i) & 0x7F800000) == 0x7F800000 && count++ == 0) first = i;
+        int[] chunk = new int[(int) Math.min(CHUNK, n)];
+        for (long base = 0; base < n; base += chunk.length) {
+            int len = (int) Math.min(chunk.length, n - base);
+            MemorySegment.copy(floats, F32, 4 * base, chunk, 0, len);
+            for (int i = 0; i < len; i++) {
+                if ((chunk[i] & 0x7F800000) == 0x7F800000 && count++ == 0) first = base + i;
+            }
         }
         return count == 0 ? NONE : new NonFiniteCount(count, first, Float.intBitsToFloat(floats.get(F32, 4 * first)));
     }
@@ -41,8 +53,13 @@ public record NonFiniteCount(long count, long firstElement, float firstValue) {
     /** Little-endian float64 values (the first as float: NaN, or an infinity of its sign). */
     public static NonFiniteCount ofDoubles(MemorySegment doubles) {
         long n = doubles.byteSize() / 8, count = 0, first = -1;
-        for (long i = 0; i < n; i++) {
-            if ((doubles.get(F64, 8 * i) & 0x7FF0000000000000L) == 0x7FF0000000000000L && count++ == 0) first = i;
+        long[] chunk = new long[(int) Math.min(CHUNK, n)];
+        for (long base = 0; base < n; base += chunk.length) {
+            int len = (int) Math.min(chunk.length, n - base);
+            MemorySegment.copy(doubles, F64, 8 * base, chunk, 0, len);
+            for (int i = 0; i < len; i++) {
+                if ((chunk[i] & 0x7FF0000000000000L) == 0x7FF0000000000000L && count++ == 0) first = base + i;
+            }
         }
         return count == 0 ? NONE : new NonFiniteCount(count, first, (float) Double.longBitsToDouble(doubles.get(F64, 8 * first)));
     }

@@ -102,6 +102,9 @@ final class BenchCommand implements Callable<Integer> {
             description = "Folder for bench.json and bench.md (default: ${DEFAULT-VALUE}).")
     Path out;
 
+    @picocli.CommandLine.Mixin
+    NonFiniteOption nonFinite;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -133,7 +136,7 @@ final class BenchCommand implements Callable<Integer> {
         if (toolBench != null) {
             ToolCallArguments.checkThinkMax(toolBench.thinkMax);
             tools = ToolSchemas.read(toolBench.tools);
-            try (CactFile cact = CactFile.open(model)) {
+            try (CactFile cact = CactFile.open(model, nonFinite.policy())) {
                 // once for all runs: the warm-up runs fill the grammar's mask cache, as a server's first requests would
                 runner = new ToolCallRunner(ModelTokenizer.of(cact), toolBench.thinkMax, toolBench.requireCall);
             }
@@ -192,11 +195,11 @@ final class BenchCommand implements Callable<Integer> {
         long rssBefore = ProcStatus.residentKib();
         if (jvmBaselineKib == PeakRss.UNAVAILABLE) jvmBaselineKib = rssBefore;
         long start = System.nanoTime();
-        try (CactFile cact = CactFile.open(model)) {
+        try (CactFile cact = CactFile.open(model, nonFinite.policy())) {
             Tokenizer tokenizer = ModelTokenizer.of(cact);
             try (Engine engine = Engine.load(cact, options)) {
                 long loaded = System.nanoTime();
-                try (PrefillArgument.Opened prefill = prefillArgument.open(engine, model)) {
+                try (PrefillArgument.Opened prefill = prefillArgument.open(engine, cact)) {
                     long setUp = System.nanoTime();
                     if (prefillArgument.setUp()) setupMillis.add((setUp - loaded) / 1e6);
                     ToolCallRunner.Prepared prepared = null;

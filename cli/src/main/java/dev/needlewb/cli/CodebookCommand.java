@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.converter.cq.CqCodebooks;
 import dev.needlewb.converter.cq.codebook.Codebooks;
 import dev.needlewb.reports.report.InputFile;
@@ -57,7 +58,7 @@ final class CodebookCommand implements Callable<Integer> {
                 throw new WorkbenchException("--check: a .cact header stores the 2-, 3- and 4-bit codebooks, not the ternary one");
             }
             checked = InputFile.of("model", check);
-            try (CactFile cact = CactFile.open(check)) {
+            try (CactFile cact = CactFile.open(check, NonFinitePolicy.ALLOW)) { // its header codebook only
                 fileGroup = cact.cqGroup();
                 float[] stored = CqCodebooks.fromHeader(cact.codebook(), recordBits);
                 differences = new ArrayList<>();

@@ -1,6 +1,7 @@
 package dev.needlewb.cli;
 
 import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.io.OutputSet;
 import dev.needlewb.converter.convert.ConvertRequest;
 import dev.needlewb.converter.convert.Converter;
 import dev.needlewb.converter.convert.Format;
@@ -20,7 +21,8 @@ import picocli.CommandLine.Parameters;
 
 @Command(name = "convert", mixinStandardHelpOptions = true,
         description = {"Convert between Flax checkpoints (.pkl), .cact and state dicts (.pt, .safetensors); formats follow from the file names.",
-                "Writes OUTPUT atomically plus OUTPUT.manifest.json/.md (SHA-256 of every file, per-tensor transform and quantization statistics)."})
+                "Writes OUTPUT and OUTPUT.manifest.json/.md (SHA-256 of every file, per-tensor transform and quantization statistics) as one unit:",
+                "all three appear together or the previous ones stay; a second convert to the same OUTPUT is refused while one runs."})
 final class ConvertCommand implements Callable<Integer> {
     @Parameters(paramLabel = "INPUT", description = "The file to convert.")
     Path input;
@@ -59,32 +61,42 @@ final class ConvertCommand implements Callable<Integer> {
     @Option(names = "--allow-extra-params", description = "Read checkpoints with parameters the model does not use (they are not converted).")
     boolean allowExtraParams;
 
+    @picocli.CommandLine.Mixin
+    NonFiniteOption nonFinite;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws WorkbenchException, IOException {
-        ConvertRequest request = new ConvertRequest(input, output, bitsMap, lora, base, tokenizer, config, dtype, allowExtraParams, group);
+        ConvertRequest request = new ConvertRequest(input, output, bitsMap, lora, base, tokenizer, config, dtype, allowExtraParams, group,
+                nonFinite.policy());
         PrintWriter out = spec.commandLine().getOut();
         if (dryRun) {
             out.print(plan(Converter.plan(request)));
             out.flush();
             return 0;
         }
+        Path target = output.toAbsolutePath().normalize();
+        Path dir = target.getParent();
+        String manifestName = target.getFileName() + ".manifest";
         Converter.Result result;
-        try (Progress progress = Progress.start("convert", 1000)) {
-            result = Converter.run(request, (done, total) -> progress.update(done * 1000 / Math.max(1, total)));
+        // inputs are read and checked before the lock is taken: a refused input leaves nothing beside the output
+        try (Converter.Loaded conversion = Converter.load(request);
+             OutputSet files = OutputSet.begin(List.of(target, dir.resolve(manifestName + ".json"), dir.resolve(manifestName + ".md")))) {
+            try (Progress progress = Progress.start("convert", 1000)) {
+                result = conversion.run((done, total) -> progress.update(done * 1000 / Math.max(1, total)), files);
+            }
+            List<InputFile> inputs = new ArrayList<>();
+            inputs.add(InputFile.of("input", input));
+            if (lora != null) inputs.add(InputFile.of("lora", lora));
+            if (base != null) inputs.add(InputFile.of("base", base));
+            if (tokenizer != null) inputs.add(InputFile.of("tokenizer", tokenizer));
+            if (config != null) inputs.add(InputFile.of("config", config));
+            ConversionManifest manifest = new ConversionManifest(result, inputs, InputFile.of("output", files.staged(target)).at(target));
+            ReportFiles.stage(files, dir, manifestName, manifest.toReport(CommandLines.of(spec)), manifest.markdown(), request.inputs());
+            files.commit();
         }
-        List<InputFile> inputs = new ArrayList<>();
-        inputs.add(InputFile.of("input", input));
-        if (lora != null) inputs.add(InputFile.of("lora", lora));
-        if (base != null) inputs.add(InputFile.of("base", base));
-        if (tokenizer != null) inputs.add(InputFile.of("tokenizer", tokenizer));
-        if (config != null) inputs.add(InputFile.of("config", config));
-        ConversionManifest manifest = new ConversionManifest(result, inputs, InputFile.of("output", output));
-        Path dir = output.toAbsolutePath().getParent();
-        ReportFiles.write(dir, output.getFileName() + ".manifest", manifest.toReport(CommandLines.of(spec)), manifest.markdown(), null,
-                request.inputs());
         long rewritten = result.tensors().stream().filter(t -> !t.keptFromBase()).count();
         out.printf("wrote %s: %d tensors (%d %s), manifest %s.manifest.json%n", output, result.tensors().size(), rewritten,
                 base != null ? "re-encoded" : "written", output.getFileName());

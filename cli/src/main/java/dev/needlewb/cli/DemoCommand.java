@@ -65,9 +65,9 @@ final class DemoCommand implements Callable<Integer> {
         String sha;
         t0 = System.nanoTime();
         try (CactFile cact = CactFile.open(model)) {
-            step(say, "read", "memory-mapped and validated header, codebook and all " + cact.numTensors() + " directory records", t0);
+            step(say, "read", "read into memory and validated header, codebook and all " + cact.numTensors() + " directory records", t0);
             sha = cact.sha256();
-            InspectReport inspect = new InspectReport(cact, InputFile.of("model", model));
+            InspectReport inspect = new InspectReport(cact, InputFile.of("model", cact));
             written.addAll(ReportFiles.write(out, "inspect", inspect.toReport(CommandLines.of(spec)), inspect.markdown(), null, model));
             say.printf(Locale.ROOT, "        %,d tensors, %,d parameters, %,d bytes, %.6f bit weighted code width%n",
                     inspect.summary().tensors(), inspect.summary().parameters(), cact.fileBytes(), inspect.summary().codeWidth());

@@ -5,7 +5,10 @@ import dev.needlewb.engine.EngineOptions;
 import dev.needlewb.engine.kernel.NumericMode;
 import java.util.Locale;
 import picocli.CommandLine.ITypeConverter;
+import java.io.PrintWriter;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
@@ -15,18 +18,23 @@ final class EngineArguments {
             description = "int8: int8 activations and codebook in the packed kernels, 8-bit KV cache (production); exact: float32 activations and codebook in the same packed kernels, float32 KV cache (default: ${DEFAULT-VALUE}).")
     NumericMode mode;
 
-    @Option(names = "--threads", paramLabel = "N", defaultValue = "2", description = "Threads for the matrix rows (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--threads", paramLabel = "N", defaultValue = "2",
+            description = "Threads for the matrix rows, at most the processors (default: ${DEFAULT-VALUE}).")
     int threads;
 
     @Mixin
     VectorBitsOption vectorBits;
 
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
+
     /** Production options (header window, header max_seq_len) with this mode and thread count. */
     EngineOptions options() throws WorkbenchException {
-        if (threads < 1) throw new WorkbenchException("--threads must be at least 1, got " + threads);
+        PrintWriter err = command.commandLine().getErr();
+        int capped = ThreadCount.of(threads, err);
         String warning = vectorBits.check();
-        if (warning != null) System.err.println(warning);
-        return EngineOptions.production().withMode(mode).withThreads(threads);
+        if (warning != null) err.println(warning);
+        return EngineOptions.production().withMode(mode).withThreads(capped);
     }
 
     static final class ModeConverter implements ITypeConverter<NumericMode> {

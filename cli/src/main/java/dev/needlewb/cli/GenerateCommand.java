@@ -77,6 +77,9 @@ final class GenerateCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print prompt ids, generated ids and text as JSON at the end instead of streaming.")
     boolean json;
 
+    @picocli.CommandLine.Mixin
+    NonFiniteOption nonFinite;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -93,7 +96,7 @@ final class GenerateCommand implements Callable<Integer> {
         if (newTokens < 0) throw new WorkbenchException("--max-new must be >= 0, got " + newTokens);
         toolArguments.check();
         PrintWriter out = spec.commandLine().getOut();
-        try (CactFile cact = CactFile.open(model)) {
+        try (CactFile cact = CactFile.open(model, nonFinite.policy())) {
             Tokenizer tokenizer = ModelTokenizer.of(cact);
             int[] promptIds;
             int toolPrefix = 0;
@@ -112,7 +115,7 @@ final class GenerateCommand implements Callable<Integer> {
                 toolPrefix = prepared.prompt().toolPrefixTokens();
             }
             EngineOptions options = kvWindow.apply(engineArguments.options(), toolPrefix, promptIds.length);
-            try (Engine engine = Engine.load(cact, options); PrefillArgument.Opened prefill = prefillArgument.open(engine, model)) {
+            try (Engine engine = Engine.load(cact, options); PrefillArgument.Opened prefill = prefillArgument.open(engine, cact)) {
                 Generator.TokenListener stream = json ? null : (id, delta) -> {
                     out.print(delta);
                     out.flush();

@@ -36,6 +36,9 @@ final class IdempotenceCommand implements Callable<Integer> {
     @Option(names = "--rounds", paramLabel = "N", defaultValue = "20", description = "Most rounds per tensor, 1 to 20 (default ${DEFAULT-VALUE}).")
     int rounds;
 
+    @picocli.CommandLine.Mixin
+    NonFiniteOption nonFinite;
+
     @Option(names = "--out", paramLabel = "DIR", defaultValue = "needle-wb-out/idempotence", description = "Report folder (default ${DEFAULT-VALUE}).")
     Path out;
 
@@ -51,7 +54,7 @@ final class IdempotenceCommand implements Callable<Integer> {
         List<IdempotenceResult> results = new ArrayList<>();
         Boolean codebookMatches;
         String kind;
-        try (StudyTargets targets = StudyTargets.open(input, tensors, bits, group)) {
+        try (StudyTargets targets = StudyTargets.open(input, tensors, bits, group, nonFinite.policy())) {
             kind = targets.kind();
             codebookMatches = targets.headerCodebookMatches();
             if (targets.targets().isEmpty()) throw new WorkbenchException(input + ": no CQ tensors to study");

@@ -2,6 +2,7 @@ package dev.needlewb.cli;
 
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.reports.inspect.InspectReport;
 import dev.needlewb.reports.report.InputFile;
 import dev.needlewb.reports.report.Report;
@@ -13,7 +14,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "inspect", mixinStandardHelpOptions = true,
-        description = "Validate a .cact file completely and print its geometry, every tensor and its size statistics.")
+        description = {"Validate a .cact file completely (header, codebook, directory, blobs, tokenizer) and print its geometry,",
+            "every tensor, its size statistics and every tensor holding NaN or infinity; check FILE.manifest.json beside it.",
+            "Exit 0: valid; 1: valid, but some weights are not finite or the manifest beside it describes another file; 2: refused."})
 final class InspectCommand implements Callable<Integer> {
     @Parameters(paramLabel = "FILE.cact", description = "The file to inspect.")
     Path file;
@@ -29,14 +32,16 @@ final class InspectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws WorkbenchException, IOException {
-        try (CactFile cact = CactFile.open(file)) {
-            InspectReport inspect = new InspectReport(cact, InputFile.of("model", file));
+        // inspect reports non-finite weights rather than refusing them
+        try (CactFile cact = CactFile.open(file, NonFinitePolicy.ALLOW)) {
+            cact.tokenizerVocab();
+            InspectReport inspect = new InspectReport(cact, InputFile.of("model", cact));
             Report report = inspect.toReport(CommandLines.of(spec));
             String markdown = inspect.markdown();
             if (out != null) ReportFiles.write(out, "inspect", report, markdown, null, file);
             spec.commandLine().getOut().print(json ? report.json() : markdown);
             spec.commandLine().getOut().flush();
+            return inspect.passed() ? 0 : 1;
         }
-        return 0;
     }
 }

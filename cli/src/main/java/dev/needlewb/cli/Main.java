@@ -33,15 +33,22 @@ public final class Main implements Runnable {
             VectorWidth.describe();
         } catch (ExceptionInInitializerError | IllegalArgumentException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            System.err.println("needle-wb: " + cause.getMessage());
+            System.err.println("needle-wb: " + TerminalSafeWriter.escape(String.valueOf(cause.getMessage())));
             System.exit(EXIT_USER_ERROR);
         }
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }
 
-    /** Runs one command line; returns the exit code. Used by tests with captured streams. */
-    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+    /**
+     * Runs one command line; returns the exit code. Used by tests with captured streams. Both
+     * streams print control characters escaped ({@link TerminalSafeWriter}).
+     */
+    public static int run(String[] args, PrintWriter rawOut, PrintWriter rawErr) {
+        PrintWriter out = new PrintWriter(new TerminalSafeWriter(rawOut), true);
+        PrintWriter err = new PrintWriter(new TerminalSafeWriter(rawErr), true);
         CommandLine cli = new CommandLine(new Main());
+        // picocli colours help on a terminal with escape sequences, which the writers would spell out
+        cli.setColorScheme(CommandLine.Help.defaultColorScheme(CommandLine.Help.Ansi.OFF));
         cli.setOut(out);
         cli.setErr(err);
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
@@ -50,7 +57,7 @@ public final class Main implements Runnable {
             return e instanceof WorkbenchException || e instanceof IOException ? EXIT_USER_ERROR : failInternal(e, err);
         });
         cli.setParameterExceptionHandler((e, a) -> {
-            err.println("needle-wb: " + e.getMessage());
+            err.println("needle-wb: " + TerminalSafeWriter.oneLine(e.getMessage()));
             err.println("Try '" + e.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
             err.flush();
             return EXIT_USER_ERROR;
@@ -58,11 +65,11 @@ public final class Main implements Runnable {
         return cli.execute(args);
     }
 
+    /** The error's one line (a newline from input text is spelled out). */
     private static String describe(Exception e) {
-        if (e instanceof NoSuchFileException n) return n.getFile() + ": no such file";
-        if (e instanceof AccessDeniedException a) return a.getFile() + ": permission denied";
-        if (e instanceof IOException io) return io.getMessage() == null ? io.toString() : io.getMessage();
-        return e.getMessage() == null ? e.toString() : e.getMessage();
+        if (e instanceof NoSuchFileException n) return TerminalSafeWriter.oneLine(n.getFile() + ": no such file");
+        if (e instanceof AccessDeniedException a) return TerminalSafeWriter.oneLine(a.getFile() + ": permission denied");
+        return TerminalSafeWriter.oneLine(e.getMessage() == null ? e.toString() : e.getMessage());
     }
 
     private static int failInternal(Exception e, PrintWriter err) {

@@ -7,6 +7,7 @@ import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.converter.convert.StateDictFiles;
 import dev.needlewb.converter.convert.WeightSources;
 import dev.needlewb.converter.convert.WeightTargets;
+import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxTree;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
@@ -39,28 +40,35 @@ final class ModelSource {
         this.tokenizer = tokenizer;
     }
 
-    static ModelSource load(Path model, Path like) throws WorkbenchException {
+    /** {@code model}'s weights; {@code nonFinite} says whether NaN or infinity in them is refused. */
+    static ModelSource load(Path model, Path like, NonFinitePolicy nonFinite) throws WorkbenchException {
         return switch (Format.of(model)) {
             case FLAX -> {
-                FlaxCheckpoint ckpt = FlaxCheckpointReader.read(model);
+                FlaxCheckpoint ckpt = FlaxCheckpointReader.read(model, false, nonFinite);
                 var config = ckpt.flaxConfig();
                 yield new ModelSource(config.toGeometry(KvBudget.effectiveWindow(config)), null, ckpt.params(), null);
             }
             case CACT -> {
-                try (CactFile cact = CactFile.open(model)) {
-                    yield fromWeights(cact.geometry(), WeightSources.fromCact(cact, false));
+                try (CactFile cact = CactFile.open(model, nonFinite)) {
+                    yield of(cact);
                 }
             }
             case TORCH, SAFETENSORS -> {
                 if (like == null) throw new WorkbenchException(model + ": a state dict needs --like FILE.cact for its geometry and names");
-                try (CactFile cact = CactFile.open(like)) {
+                // the state dict's weights replace the .cact's: only its geometry, names and tokenizer are read
+                try (CactFile cact = CactFile.open(like, NonFinitePolicy.ALLOW)) {
                     NameMap names = WeightSources.namesOf(cact);
-                    ModelWeights w = WeightSources.fromStateDict(StateDictFiles.read(model, Format.of(model)), names, model);
+                    ModelWeights w = WeightSources.fromStateDict(StateDictFiles.read(model, Format.of(model), nonFinite), names);
                     var tokenizer = cact.tokenizerBlob();
                     yield fromWeights(cact.geometry(), tokenizer == null ? w : w.withTokenizer(tokenizer.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
                 }
             }
         };
+    }
+
+    /** The weights of a .cact already read (dequantized as upstream's read_export). */
+    static ModelSource of(CactFile cact) throws WorkbenchException {
+        return fromWeights(cact.geometry(), WeightSources.fromCact(cact, false));
     }
 
     private static ModelSource fromWeights(Geometry geometry, ModelWeights w) {

@@ -2,8 +2,6 @@ package dev.needlewb.cli;
 
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.converter.cact.TensorRecord;
-import dev.needlewb.core.tokenizer.TokenizerVocab;
 import dev.needlewb.core.tokenizer.Tokenizer;
 
 /** The tokenizer a .cact stores in its last (RAW) tensor. */
@@ -14,7 +12,6 @@ final class ModelTokenizer {
         if (!cact.hasTokenizer()) {
             throw new WorkbenchException(cact.path() + ": this .cact has no tokenizer (exported without one); give token ids instead of text");
         }
-        TensorRecord record = cact.tensors().getLast();
-        return new Tokenizer(TokenizerVocab.parse(cact.tokenizerBlob(), cact.path(), record.index(), record.offset()));
+        return new Tokenizer(cact.tokenizerVocab());
     }
 }

@@ -2,6 +2,7 @@ package dev.needlewb.cli;
 
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.converter.convert.WeightSources;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.core.model.Geometry;
@@ -54,11 +55,11 @@ final class NamesCommand implements Callable<Integer> {
             default -> {
                 Path file = Path.of(geometry);
                 if (geometry.toLowerCase(Locale.ROOT).endsWith(".cact")) {
-                    try (CactFile f = CactFile.open(file)) {
+                    try (CactFile f = CactFile.open(file, NonFinitePolicy.ALLOW)) { // its geometry only
                         return WeightSources.namesOf(f);
                     }
                 }
-                if (geometry.endsWith(".pkl") || geometry.endsWith(".ckpt")) return WeightSources.namesOf(FlaxCheckpointReader.read(file, true));
+                if (geometry.endsWith(".pkl") || geometry.endsWith(".ckpt")) return WeightSources.namesOf(FlaxCheckpointReader.read(file, true, NonFinitePolicy.ALLOW));
                 throw new WorkbenchException("--geometry " + geometry + ": expected needle2, mini, a .cact or a checkpoint .pkl");
             }
         }

@@ -3,6 +3,7 @@ package dev.needlewb.cli;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.convert.Format;
+import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.core.model.Geometry;
 import dev.needlewb.reference.ReferenceModel;
 import dev.needlewb.reports.parity.Comparison;
@@ -91,6 +92,9 @@ final class ParityCommand implements Callable<Integer> {
     @Option(names = "--no-html", description = "Write parity.json and parity.md only (drawing the HTML page's charts takes most of a small model's run).")
     boolean noHtml;
 
+    @picocli.CommandLine.Mixin
+    NonFiniteOption nonFinite;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -105,60 +109,58 @@ final class ParityCommand implements Callable<Integer> {
         ToleranceProfile userProfile = profile == null ? null : ToleranceProfile.resolve(profile);
         ReportFiles.checkWritable(out);
 
-        Geometry geometry;
-        int[] ids;
-        try (CactFile cact = CactFile.open(model)) {
-            geometry = cact.geometry();
+        try (CactFile cact = CactFile.open(model, nonFinite.policy())) {
+            Geometry geometry = cact.geometry();
             MemorySegment tokenizer = cact.tokenizerBlob();
-            ids = input.resolve(tokenizer == null ? null : tokenizer.toArray(ValueLayout.JAVA_BYTE), null, geometry.vocab());
-        }
-        Window effective = checkLength(ids.length, geometry);
+            int[] ids = input.resolve(tokenizer == null ? null : tokenizer.toArray(ValueLayout.JAVA_BYTE), null, geometry.vocab());
+            Window effective = checkLength(ids.length, geometry);
 
-        ReferenceSide side = referenceSide(geometry);
-        ReferenceWeights weights = side.weights();
-        List<Parity.ReferenceRun> references = new ArrayList<>();
-        if (against != null) {
-            references.add(new Parity.ReferenceRun(side.against().reference(),
-                    against.toString(), profiles(modes, userProfile, weights.identical() ? null : CONVERTED_PROFILE, quant)));
-        }
-        if (against == null || !weights.identical()) {
-            // With differing --against weights, MODEL's own weights as well: that separates the
-            // engines' own error from the quantization error the --against reference measures.
-            references.add(new Parity.ReferenceRun(side.own().reference(),
-                    null, profiles(modes, userProfile, null, quant)));
-        }
-        TorchSource torch = modes.contains(EngineMode.TORCH) ? torchSource(geometry, side.own()) : null;
-        ParityResult result = Parity.run(references, model, torch, ids, effective.size(), sinks, modes, quant);
+            ReferenceSide side = referenceSide(cact);
+            ReferenceWeights weights = side.weights();
+            List<Parity.ReferenceRun> references = new ArrayList<>();
+            if (against != null) {
+                references.add(new Parity.ReferenceRun(side.against().reference(),
+                        against.toString(), profiles(modes, userProfile, weights.identical() ? null : CONVERTED_PROFILE, quant)));
+            }
+            if (against == null || !weights.identical()) {
+                // With differing --against weights, MODEL's own weights as well: that separates the
+                // engines' own error from the quantization error the --against reference measures.
+                references.add(new Parity.ReferenceRun(side.own().reference(),
+                        null, profiles(modes, userProfile, null, quant)));
+            }
+            TorchSource torch = modes.contains(EngineMode.TORCH) ? torchSource(geometry, side.own()) : null;
+            ParityResult result = Parity.run(references, cact, torch, ids, effective.size(), sinks, modes, quant);
 
-        List<InputFile> inputs = new ArrayList<>();
-        inputs.add(InputFile.of("model", model));
-        if (against != null) inputs.add(InputFile.of("against", against));
-        if (like != null) inputs.add(InputFile.of("like", like));
-        if (torchWeights != null) inputs.add(InputFile.of("torch-weights", torchWeights));
-        if (input.tokensFile != null) inputs.add(InputFile.of("tokens", input.tokensFile));
-        if (profile != null && !ToleranceProfile.BUILT_IN.contains(profile)) inputs.add(InputFile.of("profile", Path.of(profile)));
-        ParityReport report = new ParityReport(result, weights, ids, effective.size(), effective.text(), sinks, inputs, CommandLines.of(spec));
-        List<Path> written = ReportFiles.write(out, "parity", report.report(), report.markdown(), noHtml ? null : report.html(),
-                inputs.stream().map(InputFile::path).toArray(Path[]::new));
-
-        printSummary(result, weights, written);
-        return report.passed() ? 0 : EXIT_OUT_OF_TOLERANCE;
+            List<InputFile> inputs = new ArrayList<>();
+            inputs.add(InputFile.of("model", cact));
+            if (against != null) inputs.add(InputFile.of("against", against));
+            if (like != null) inputs.add(InputFile.of("like", like));
+            if (torchWeights != null) inputs.add(InputFile.of("torch-weights", torchWeights));
+            if (input.tokensFile != null) inputs.add(InputFile.of("tokens", input.tokensFile));
+            if (profile != null && !ToleranceProfile.BUILT_IN.contains(profile)) inputs.add(InputFile.of("profile", Path.of(profile)));
+            ParityReport report = new ParityReport(result, weights, ids, effective.size(), effective.text(), sinks, inputs, CommandLines.of(spec));
+            List<Path> written = ReportFiles.write(out, "parity", report.report(), report.markdown(), noHtml ? null : report.html(),
+                    inputs.stream().map(InputFile::path).toArray(Path[]::new));
+            printSummary(result, weights, written);
+            return report.passed() ? 0 : EXIT_OUT_OF_TOLERANCE;
+        }
     }
 
     /** MODEL's dequantized weights, the --against weights (null without --against) and how they relate. */
     private record ReferenceSide(ModelSource own, ModelSource against, ReferenceWeights weights) {}
 
     /** Loads the weights the reference reads; --against only once its geometry is known to match MODEL's. */
-    private ReferenceSide referenceSide(Geometry geometry) throws WorkbenchException {
+    private ReferenceSide referenceSide(CactFile cact) throws WorkbenchException {
+        Geometry geometry = cact.geometry();
         if (against != null && Format.of(against) == Format.CACT) {
             // A .cact's header tells its geometry before any weight is read.
-            try (CactFile other = CactFile.open(against)) {
+            try (CactFile other = CactFile.open(against, NonFinitePolicy.ALLOW)) {
                 checkSameGeometry(geometry, other.geometry());
             }
         }
-        ModelSource own = ModelSource.load(model, null);
+        ModelSource own = ModelSource.of(cact);
         if (against == null) return new ReferenceSide(own, null, ReferenceWeights.own(model.toString(), own.flaxLeafCount()));
-        ModelSource other = ModelSource.load(against, like != null ? like : model);
+        ModelSource other = ModelSource.load(against, like != null ? like : model, nonFinite.policy());
         checkSameGeometry(geometry, other.geometry());
         return new ReferenceSide(own, other, ReferenceWeights.compare(against.toString(), own.flaxParams(), other.flaxParams()));
     }
@@ -168,7 +170,7 @@ final class ParityCommand implements Callable<Integer> {
      * MODEL's own; loaded and checked now, so a bad file fails before any engine runs. Parity opens it once.
      */
     private TorchSource torchSource(Geometry geometry, ModelSource own) throws WorkbenchException {
-        ModelSource weights = torchWeights == null ? own : ModelSource.load(torchWeights, model);
+        ModelSource weights = torchWeights == null ? own : ModelSource.load(torchWeights, model, nonFinite.policy());
         if (torchWeights != null) checkSameGeometry(geometry, weights.geometry());
         // One thread: parity is about the numbers, and one thread is the same work on any machine.
         TorchModel loaded = TorchBackend.find().load(weights.geometry(), weights.flaxParams(), 1);

@@ -6,7 +6,6 @@ import dev.needlewb.engine.BatchPrefill;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.Prefill;
 import dev.needlewb.engine.torch.TorchPrefill;
-import java.nio.file.Path;
 import java.util.Locale;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
@@ -41,7 +40,7 @@ final class PrefillArgument {
     }
 
     /** The prefill for {@code engine} running {@code model}: the batch path's dense weights, or {@code model} loaded into libtorch. */
-    Opened open(Engine engine, Path model) throws WorkbenchException {
+    Opened open(Engine engine, CactFile model) throws WorkbenchException {
         return switch (kind) {
             case NATIVE -> new Opened(Prefill.NATIVE, () -> {});
             case BATCH -> {
@@ -49,10 +48,7 @@ final class PrefillArgument {
                 yield new Opened(batch, batch::close);
             }
             case TORCH -> {
-                TorchPrefill torch;
-                try (CactFile cact = CactFile.open(model)) {
-                    torch = TorchPrefill.of(cact, engine.options().threads());
-                }
+                TorchPrefill torch = TorchPrefill.of(model, engine.options().threads());
                 yield new Opened(torch, torch::close);
             }
         };

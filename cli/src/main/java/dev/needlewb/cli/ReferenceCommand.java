@@ -74,6 +74,9 @@ final class ReferenceCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, paramLabel = "FILE.npz", description = "Output .npz (numpy reads it).")
     Path out;
 
+    @picocli.CommandLine.Mixin
+    NonFiniteOption nonFinite;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -82,8 +85,12 @@ final class ReferenceCommand implements Callable<Integer> {
         if (taps && cached) throw new WorkbenchException("--taps records the full-sequence path; drop --cached");
         if (sinks > 0 && window == 0) throw new WorkbenchException("--sinks needs a --window");
         if (cached && prefill < 1) throw new WorkbenchException("--prefill must be at least 1");
+        if (kvBits < 2 || (kvBits > 4 && kvBits < 8)) {
+            throw new WorkbenchException("--kv-bits " + kvBits + ": the reference fake-quantizes K and V with the 2-, 3- or 4-bit CQ codebook"
+                    + " (8 or more: off, upstream's default)");
+        }
         long t0 = System.nanoTime();
-        ModelSource source = ModelSource.load(model, like);
+        ModelSource source = ModelSource.load(model, like, nonFinite.policy());
         int[] ids = input.resolve(source.tokenizer(), tokenizer, source.geometry().vocab());
         ReferenceModel ref = source.reference();
         ForwardOptions options = ForwardOptions.DEFAULT.withQuant(quant).withInt8Kv(int8Kv);

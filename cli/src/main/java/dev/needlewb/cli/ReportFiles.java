@@ -1,7 +1,8 @@
 package dev.needlewb.cli;
 
 import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.core.io.AtomicFileWriter;
+import dev.needlewb.core.io.FileOutput;
+import dev.needlewb.core.io.OutputSet;
 import dev.needlewb.reports.report.Report;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -67,9 +68,22 @@ final class ReportFiles {
         }
     }
 
+    /**
+     * Stages NAME.json and NAME.md in {@code set}: they appear with the set's other files when it
+     * commits, or not at all.
+     */
+    static void stage(OutputSet set, Path dir, String name, Report report, String markdown, Path... inputs) throws WorkbenchException {
+        text(set, dir.resolve(name + ".json"), report.json(), inputs);
+        text(set, dir.resolve(name + ".md"), markdown, inputs);
+    }
+
     private static Path text(Path target, String content, Path... inputs) throws WorkbenchException {
+        return text(FileOutput.ATOMIC, target, content, inputs);
+    }
+
+    private static Path text(FileOutput output, Path target, String content, Path... inputs) throws WorkbenchException {
         byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
-        AtomicFileWriter.write(target, ch -> {
+        output.write(target, ch -> {
             ByteBuffer b = ByteBuffer.wrap(bytes);
             while (b.hasRemaining()) ch.write(b);
         }, inputs);

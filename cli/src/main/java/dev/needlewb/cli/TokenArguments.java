@@ -2,11 +2,11 @@ package dev.needlewb.cli;
 
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.core.tokenizer.SentencePieceModel;
 import dev.needlewb.core.tokenizer.TokenizerVocab;
 import dev.needlewb.core.tokenizer.Tokenizer;
-import java.io.IOException;
-import java.nio.file.Files;
+import dev.needlewb.core.io.TextFiles;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +14,9 @@ import picocli.CommandLine.Option;
 
 /** The token input of a command: ids, a file of ids, or a prompt encoded with BOS by the model's tokenizer. */
 final class TokenArguments {
+    /** Twelve bytes per id, "2147483647, ", for a sequence of a million tokens: far past any context. */
+    private static final long MAX_TOKEN_FILE_BYTES = 12L << 20;
+
     @Option(names = "--tokens", paramLabel = "1,2,3", split = ",", description = "Token ids.")
     int[] tokens;
 
@@ -49,7 +52,7 @@ final class TokenArguments {
     private static TokenizerVocab vocab(byte[] blob, Path file) throws WorkbenchException {
         if (file != null) {
             if (file.toString().endsWith(".cact")) {
-                try (CactFile cact = CactFile.open(file)) {
+                try (CactFile cact = CactFile.open(file, NonFinitePolicy.ALLOW)) { // its tokenizer only
                     return ModelTokenizer.of(cact).vocab();
                 }
             }
@@ -60,12 +63,7 @@ final class TokenArguments {
     }
 
     private static int[] readIds(Path file) throws WorkbenchException {
-        String text;
-        try {
-            text = Files.readString(file);
-        } catch (IOException e) {
-            throw WorkbenchException.cannotRead(file, e);
-        }
+        String text = TextFiles.readUtf8(file, "token ids", MAX_TOKEN_FILE_BYTES);
         List<Integer> ids = new ArrayList<>();
         for (String word : text.replace('[', ' ').replace(']', ' ').split("[\\s,]+")) {
             if (word.isEmpty()) continue;

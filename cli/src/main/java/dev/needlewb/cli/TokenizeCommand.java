@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.core.tokenizer.Tokenizer;
 import dev.needlewb.reports.report.Report;
 import java.io.PrintWriter;
@@ -40,7 +41,7 @@ final class TokenizeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws WorkbenchException {
-        try (CactFile cact = CactFile.open(model)) {
+        try (CactFile cact = CactFile.open(model, NonFinitePolicy.ALLOW)) { // its tokenizer only
             Tokenizer tokenizer = ModelTokenizer.of(cact);
             int[] ids = input.text != null ? input.text.isEmpty() ? new int[0] : tokenizer.encode(input.text) : input.ids;
             String text = input.text != null ? input.text : tokenizer.decode(ids);

@@ -69,12 +69,15 @@ final class ToolCallsCommand implements Callable<Integer> {
     @Option(names = "--limit", paramLabel = "N", description = "Run only the first N cases.")
     Integer limit;
 
-    @Option(names = "--threads", paramLabel = "N", defaultValue = "2", description = "Threads per engine (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--threads", paramLabel = "N", defaultValue = "2", description = "Threads per engine, at most the processors (default: ${DEFAULT-VALUE}).")
     int threads;
 
     @Option(names = "--out", paramLabel = "DIR", defaultValue = "needle-wb-out/toolcalls",
             description = "Folder for toolcalls.json, .md, .html (default: ${DEFAULT-VALUE}).")
     Path out;
+
+    @picocli.CommandLine.Mixin
+    NonFiniteOption nonFinite;
 
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -84,7 +87,7 @@ final class ToolCallsCommand implements Callable<Integer> {
         ThresholdProfile profile = ThresholdProfile.named(profileName);
         if (maxNew < 1) throw new WorkbenchException("--max-new must be at least 1, got " + maxNew);
         ToolCallArguments.checkThinkMax(thinkMax);
-        if (threads < 1) throw new WorkbenchException("--threads must be at least 1, got " + threads);
+        int capped = ThreadCount.of(threads, spec.commandLine().getErr());
         List<String> names = new ArrayList<>(new LinkedHashSet<>(engines));
         for (String n : names) CaseEngines.factory(n);
         if (against != null) names.addFirst(REFERENCE);
@@ -94,7 +97,7 @@ final class ToolCallsCommand implements Callable<Integer> {
         List<ToolCallCase> cases = ToolCallCase.read(casesFile);
         if (limit != null && limit < cases.size()) cases = cases.subList(0, limit);
         PrintWriter say = spec.commandLine().getErr();
-        try (CactFile cact = CactFile.open(model)) {
+        try (CactFile cact = CactFile.open(model, nonFinite.policy())) {
             Tokenizer tokenizer = ModelTokenizer.of(cact);
             ToolCallRunner runner = new ToolCallRunner(tokenizer, thinkMax, false);
             List<ToolCallRunner.Prepared> prepared = new ArrayList<>();
@@ -111,7 +114,7 @@ final class ToolCallsCommand implements Callable<Integer> {
             ToolCallEval eval = new ToolCallEval(runner, cases, prepared, maxNew);
             ReferenceModel reference = null;
             if (against != null) {
-                ModelSource source = ModelSource.load(against, like != null ? like : model);
+                ModelSource source = ModelSource.load(against, like != null ? like : model, nonFinite.policy());
                 if (!source.geometry().equals(cact.geometry())) {
                     throw new WorkbenchException(against + ": its geometry differs from " + model + "'s");
                 }
@@ -123,11 +126,11 @@ final class ToolCallsCommand implements Callable<Integer> {
             List<ToolCallEval.EngineRun> runs;
             try (Progress progress = Progress.logging("eval toolcalls", total, "cases", say)) {
                 runs = eval.run(names, name -> name.equals(REFERENCE) ? new ReferenceCaseEngine(referenceModel)
-                        : CaseEngines.factory(name).open(cact, threads), () -> progress.update(++done[0]));
+                        : CaseEngines.factory(name).open(cact, capped), () -> progress.update(++done[0]));
             }
-            ToolCallReport result = new ToolCallReport(eval, runs, profile, tokenizer, threads);
+            ToolCallReport result = new ToolCallReport(eval, runs, profile, tokenizer, capped);
             List<InputFile> inputs = new ArrayList<>();
-            inputs.add(InputFile.of("model", model));
+            inputs.add(InputFile.of("model", cact));
             if (Files.exists(casesFile)) inputs.add(InputFile.of("cases", casesFile));
             if (against != null) inputs.add(InputFile.of("against", against));
             Report report = new Report("toolcalls", inputs, CommandLines.of(spec));

@@ -65,6 +65,28 @@ class ConvertCommandTest {
     }
 
     @Test
+    void inspectTellsWhetherTheManifestBesideAFileDescribesIt(@TempDir Path tmp) throws Exception {
+        Path st = tmp.resolve("mini.safetensors");
+        assertThat(run("convert", CACT, "--to", st.toString()).code()).isZero();
+        Path back = tmp.resolve("back.cact");
+        assertThat(run("convert", st.toString(), "--to", back.toString(), "--base", CACT).code()).isZero();
+        Run matches = run("inspect", back.toString(), "--json");
+        assertThat(matches.code()).as(matches.err()).isZero();
+        assertThat(Report.JSON.readTree(matches.out()).at("/inspect/manifest/status").asText()).isEqualTo("matches");
+
+        // another file put in its place (here with one FP16 value changed): the manifest describes the old one
+        MiniVariants.withTensor(back, "final_norm", bytes -> {
+            bytes[0] ^= 1;
+            return bytes;
+        });
+        Run stale = run("inspect", back.toString());
+        assertThat(stale.code()).isEqualTo(1);
+        assertThat(stale.out()).contains("- manifest: `back.cact.manifest.json` describes another file: it records sha256 ");
+        Run none = run("inspect", CACT, "--json");
+        assertThat(Report.JSON.readTree(none.out()).at("/inspect/manifest/status").asText()).isEqualTo("none");
+    }
+
+    @Test
     void dryRunPrintsThePlanAndWritesNothing(@TempDir Path tmp) throws Exception {
         Run r = run("convert", CKPT, "--to", tmp.resolve("x.cact").toString(), "--tokenizer", TOK, "--dry-run");
         assertThat(r.code()).as(r.err()).isZero();
@@ -95,7 +117,11 @@ class ConvertCommandTest {
         Run unknown = run("convert", CACT, "--to", tmp.resolve("d.onnx").toString());
         assertThat(unknown.code()).isEqualTo(Main.EXIT_USER_ERROR);
         assertThat(unknown.err().strip()).doesNotContain("\n").contains("unknown format");
-        assertThat(files(tmp)).isEqualTo(1 + 2); // a.safetensors and its manifest .json/.md
+        // a.safetensors, its manifest .json/.md and its writer's lock; the refused runs took no lock
+        try (Stream<Path> names = Files.list(tmp)) {
+            assertThat(names.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder(
+                    "a.safetensors", "a.safetensors.manifest.json", "a.safetensors.manifest.md", ".a.safetensors.lock");
+        }
     }
 
     @Test

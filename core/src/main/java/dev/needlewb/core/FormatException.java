@@ -38,9 +38,8 @@ public final class FormatException extends WorkbenchException {
         if (index != NO_TENSOR) {
             sb.append("tensor ").append(index);
             if (name != null) sb.append(" (").append(name).append(')');
-            sb.append(' ');
         }
-        if (offset != NO_OFFSET) sb.append("at byte ").append(offset);
+        if (offset != NO_OFFSET) sb.append(index != NO_TENSOR ? " " : "").append("at byte ").append(offset);
         if (index != NO_TENSOR || offset != NO_OFFSET) sb.append(": ");
         return sb.append(problem).toString();
     }

@@ -11,7 +11,7 @@ import dev.needlewb.engine.layer.KvCache;
 import java.nio.file.Path;
 
 /**
- * A loaded model: the memory-mapped {@code .cact} viewed as packed weights, plus the run options
+ * A loaded model: the {@code .cact} (copied into memory) viewed as packed weights, plus the run options
  * and the row-splitting thread pool. Loading reads the header and directory, widens the FP16
  * vectors, and builds views: no CQ matrix is ever dequantized. Sessions hold the per-sequence state.
  */
@@ -43,7 +43,7 @@ public final class Engine implements AutoCloseable {
         this.pool = new RowPool(options.threads());
     }
 
-    /** Maps {@code path} and loads it; {@link #close} unmaps. */
+    /** Reads {@code path} into memory and loads it; {@link #close} frees it. */
     public static Engine open(Path path, EngineOptions options) throws WorkbenchException {
         CactFile file = CactFile.open(path);
         try {

@@ -20,7 +20,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The weights of a {@code .cact} as the engine runs them: every CQ matrix is a {@link PackedCqMatrix}
- * view over the mapped file (no dense copy); only the FP16 vectors (norm gains, Hadamard diagonals,
+ * view over the file's bytes in memory (no dense copy); only the FP16 vectors (norm gains, Hadamard diagonals,
  * mHC scalars, engram taps; a few hundred KB for the released model) are widened to float32. The
  * kernels take 2-bit (and ternary) and 4-bit codes: a 3-bit matrix, and every matrix that shares
  * an input with a 4-bit one, is re-packed once at load into a heap copy at 4 bits per code

@@ -40,7 +40,7 @@ class EngineLoadTest {
             long grown = heapAndDirectInUse() - before;
             long kvBudget = 6L * 256 * 2 * (64 + 2 * 4); // mini's int8 KV cache, see windowAndKvWidthComeFromTheHeader
             // The budget at load: the file size plus the KV budget. The views, widened FP16 vectors
-            // and CQ group norms widened to float32 stay within it (mapped pages are not heap); a
+            // and CQ group norms widened to float32 stay within it (the off-heap copy of the file is neither); a
             // dense float32 copy of the CQ matrices alone would be ~16x their packed bytes (~6 MB here).
             assertThat(grown).as("heap + direct growth after load").isLessThan(fileBytes + kvBudget);
             // The first int8 product of each 2-bit matrix regroups its codes for the block kernel: one

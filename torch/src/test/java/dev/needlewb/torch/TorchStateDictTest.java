@@ -54,12 +54,12 @@ class TorchStateDictTest {
     void badStateDictsNameTheKeyAndWriteNothing() throws Exception {
         Map<String, Consumer<Map<String, NpyArray>>> edits = new LinkedHashMap<>();
         edits.put("is missing", t -> t.remove(KEY));
-        edits.put("is not a tensor of this model", t -> t.put("layers.2.attn.extra.weight", t.get(KEY)));
-        edits.put("has shape", t -> {
+        edits.put("not a tensor of this model", t -> t.put("layers.2.attn.extra.weight", t.get(KEY)));
+        edits.put("shape [", t -> {
             NpyArray a = t.get(KEY);
             t.put(KEY, new NpyArray(a.descr(), new int[] {a.shape()[1], a.shape()[0]}, a.data()));
         });
-        edits.put("has dtype", t -> {
+        edits.put("dtype <i4, expected float32 or float16", t -> {
             NpyArray a = t.get(KEY);
             t.put(KEY, new NpyArray("<i4", a.shape(), a.data()));
         });
@@ -74,8 +74,10 @@ class TorchStateDictTest {
             Cli run = parity(bad, out);
             assertThat(run.exit()).as(edit.getKey() + ": " + run.out() + run.err()).isEqualTo(2);
             assertThat(run.err().strip()).doesNotContain("\n").contains(edit.getKey());
-            String named = edit.getKey().equals("is not a tensor of this model") ? "layers.2.attn.extra.weight" : KEY;
+            String named = edit.getKey().equals("not a tensor of this model") ? "layers.2.attn.extra.weight" : KEY;
             assertThat(run.err()).contains(named);
+            // a key the file holds is named with the byte its data starts at
+            if (!edit.getKey().equals("is missing")) assertThat(run.err()).containsPattern("tensor \\d+ \\(" + java.util.regex.Pattern.quote(named) + "\\) at byte \\d+: ");
             assertThat(out).doesNotExist();
         }
     }

@@ -28,7 +28,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * Decode speed on a synthetic model of the released geometry (27 layers, d 512, vocab 8192,
  * CQ2 + CQ4, window 256): one op = one token through the whole model with full-vocabulary logits,
  * batch 1. Each iteration starts a session and first fills the 256-position window, so the
- * attention cost is the steady-state one. Also the load time (map + views) of the same file.
+ * attention cost is the steady-state one. Also the load time (read + views) of the same file.
  */
 @State(Scope.Benchmark)
 @Warmup(iterations = 5, time = 2)

@@ -22,7 +22,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * One CQ matrix-vector product on packed codes + norms held off-heap (as a mapped file would be):
+ * One CQ matrix-vector product on packed codes + norms held off-heap (as a loaded .cact is):
  * the logit projection shape [8192, 512] CQ4 and a layer projection [512, 512] CQ2, in both modes.
  * The activation is prepared once (its cost is per input, shared by several matrices). The long
  * warmup is needed: until C2 compiles the kernel, Vector API code runs interpreted at seconds per product.

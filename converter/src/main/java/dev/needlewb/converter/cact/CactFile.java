@@ -7,17 +7,16 @@ import dev.needlewb.converter.cq.CqCodebooks;
 import dev.needlewb.converter.cq.CqDequantizer;
 import dev.needlewb.converter.cq.CqPacking;
 import dev.needlewb.converter.cq.InvalidCodeException;
+import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.core.model.Geometry;
 import dev.needlewb.converter.names.ModelTensor;
 import dev.needlewb.converter.names.ProbeHead;
-import java.io.IOException;
-import java.lang.foreign.Arena;
+import dev.needlewb.core.io.FileSnapshot;
+import dev.needlewb.core.tokenizer.TokenizerVocab;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -26,7 +25,9 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * A validated {@code .cact}, memory-mapped (or over caller-owned bytes). Opening checks the whole
+ * A validated {@code .cact}, copied into memory ({@link FileSnapshot}; or over caller-owned
+ * bytes). The copy, not a mapping, is what lets a file be replaced or truncated while a run
+ * uses it: see docs/reliability.md for the choice and its cost. Opening checks the whole
  * header, codebook and directory before any tensor data is read, and requires the canonical
  * layout upstream writes: each blob at the next 64-byte boundary after the previous one (the
  * first after the directory), zero padding between, the file ending at the last blob, unused
@@ -46,7 +47,7 @@ public final class CactFile implements AutoCloseable {
     private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final Path path;
-    private final Arena arena;
+    private final FileSnapshot snapshot;
     private final MemorySegment bytes;
     private final Geometry geometry;
     private final float[] codebook;
@@ -54,9 +55,9 @@ public final class CactFile implements AutoCloseable {
     private final CactLayout layout;
     private final int cqGroup;
 
-    private CactFile(Path path, Arena arena, MemorySegment bytes, Validated v) {
+    private CactFile(Path path, FileSnapshot snapshot, MemorySegment bytes, Validated v) {
         this.path = path;
-        this.arena = arena;
+        this.snapshot = snapshot;
         this.bytes = bytes;
         this.geometry = v.geometry;
         this.codebook = v.codebook;
@@ -65,19 +66,43 @@ public final class CactFile implements AutoCloseable {
         this.cqGroup = v.cqGroup;
     }
 
-    /** Maps and validates {@code file}; close the result to unmap. */
+    /**
+     * Reads {@code file} into memory and validates it, refusing non-finite weights; close the
+     * result to free the copy.
+     */
     public static CactFile open(Path file) throws WorkbenchException {
-        Arena arena = Arena.ofShared();
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            MemorySegment seg = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
-            return new CactFile(file, arena, seg, validate(seg, file));
-        } catch (IOException e) {
-            arena.close();
-            throw WorkbenchException.cannotRead(file, e);
+        return open(file, NonFinitePolicy.REFUSE);
+    }
+
+    /**
+     * Reads {@code file} into memory and validates it; with {@link NonFinitePolicy#REFUSE} a NaN
+     * or infinity in an FP16/FP32 tensor or a CQ group norm is refused, naming the first tensor
+     * and the float's byte offset. Close the result to free the copy.
+     */
+    public static CactFile open(Path file, NonFinitePolicy policy) throws WorkbenchException {
+        FileSnapshot snapshot = FileSnapshot.read(file);
+        try {
+            CactFile cact = new CactFile(file, snapshot, snapshot.bytes(), validate(snapshot.bytes(), file));
+            if (policy == NonFinitePolicy.REFUSE) refuseNonFinite(cact);
+            return cact;
         } catch (FormatException | RuntimeException e) {
-            arena.close();
+            snapshot.close();
             throw e;
         }
+    }
+
+    private static void refuseNonFinite(CactFile cact) throws FormatException {
+        List<NonFiniteTensor> found = cact.nonFinite();
+        if (found.isEmpty()) return;
+        NonFiniteTensor first = found.getFirst();
+        String more = found.size() == 1 ? "" : "; " + (found.size() - 1) + " more tensor" + (found.size() == 2 ? "" : "s") + " (needle-wb inspect lists them)";
+        throw new FormatException(cact.path, first.index(), first.name(), first.firstOffset(), first.describe() + more + "; "
+                + NonFinitePolicy.OVERRIDE_HINT);
+    }
+
+    /** The tensors whose stored floats (values, CQ group norms) hold NaN or infinity, in directory order. */
+    public List<NonFiniteTensor> nonFinite() {
+        return NonFiniteTensor.of(this);
     }
 
     /**
@@ -166,6 +191,22 @@ public final class CactFile implements AutoCloseable {
     }
 
     /**
+     * The RAW tokenizer, parsed and checked (null if the file has none): every count and length
+     * inside the blob, and as many pieces as the header's vocab, which upstream's
+     * {@code _pack_cact} requires (a longer vocabulary would encode ids past the embedding).
+     */
+    public TokenizerVocab tokenizerVocab() throws FormatException {
+        if (!hasTokenizer()) return null;
+        TensorRecord r = tensors.getLast();
+        TokenizerVocab vocab = TokenizerVocab.parse(blob(r.index()), path, r.index(), r.offset());
+        if (vocab.size() != geometry.vocab()) {
+            throw fail(r.index(), r.name(), r.offset(), "the tokenizer has " + vocab.size() + " pieces, the header's vocab is "
+                    + geometry.vocab() + " (upstream's _pack_cact refuses a mismatch)");
+        }
+        return vocab;
+    }
+
+    /**
      * Float32 values of numeric tensor {@code index}, row-major in its directory shape: FP16
      * widened, FP32 as stored, CQ dequantized exactly as upstream {@code read_export}.
      *
@@ -219,10 +260,10 @@ public final class CactFile implements AutoCloseable {
         }
     }
 
-    /** Unmaps the file (no-op for {@link #parse}d bytes). Views obtained earlier become invalid. */
+    /** Frees the copy (no-op for {@link #parse}d bytes). Views obtained earlier become invalid. */
     @Override
     public void close() {
-        if (arena != null) arena.close();
+        if (snapshot != null) snapshot.close();
     }
 
     // ---------------------------------------------------------------- validation

@@ -25,7 +25,7 @@ public record CactModel(Geometry geometry, float[] codebook, List<CactTensor> te
     }
 
     /**
-     * The model a file holds; tensor data are views of the file's mapping, so use the model
+     * The model a file holds; tensor data are views of the file's bytes in memory, so use the model
      * before closing {@code file}.
      */
     public static CactModel from(CactFile file) {

@@ -2,7 +2,7 @@ package dev.needlewb.converter.cact;
 
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cq.CqCodebooks;
-import dev.needlewb.core.io.AtomicFileWriter;
+import dev.needlewb.core.io.FileOutput;
 import dev.needlewb.core.model.Geometry;
 import dev.needlewb.converter.names.ModelTensor;
 import dev.needlewb.converter.names.ProbeHead;
@@ -28,8 +28,13 @@ public final class CactWriter {
 
     /** Writes atomically to {@code target}, refusing to overwrite any of {@code inputs}. */
     public static void write(CactModel model, Path target, Path... inputs) throws WorkbenchException {
+        write(model, target, FileOutput.ATOMIC, inputs);
+    }
+
+    /** Writes {@code target} through {@code output} (at once, or staged in a set), refusing to overwrite any of {@code inputs}. */
+    public static void write(CactModel model, Path target, FileOutput output, Path... inputs) throws WorkbenchException {
         long[] offsets = plan(model);
-        AtomicFileWriter.write(target, ch -> writeTo(model, offsets, ch), inputs);
+        output.write(target, ch -> writeTo(model, offsets, ch), inputs);
     }
 
     /** The file bytes. */

@@ -38,6 +38,14 @@ public final class GeometryRules {
         for (int i = 0; i < positive.length; i++) {
             if (positive[i][1] <= 0) return outOfRange(positive[i][0], names[i], positive[i][1]);
         }
+        // The workbench's limit: the widths and row counts the sizes multiply into (q and kv
+        // projections, the mHC input and phi_res rows) index Java arrays, as int: each must fit
+        // 2^31 - 1. A matrix that large holds billions of parameters; upstream's are far below.
+        Violation wide = fitsInt(CactFormat.OFF_NUM_HEADS, "num_heads x head_dim", g.numHeads(), g.headDim());
+        if (wide == null) wide = fitsInt(CactFormat.OFF_NUM_KV_HEADS, "num_kv_heads x head_dim", g.numKvHeads(), g.headDim());
+        if (wide == null) wide = fitsInt(CactFormat.OFF_MHC_LANES, "mhc_lanes x d_model", g.mhcLanes(), g.dModel());
+        if (wide == null) wide = fitsInt(CactFormat.OFF_MHC_LANES, "mhc_lanes^2 x num_layers", (long) g.mhcLanes() * g.mhcLanes(), g.numLayers());
+        if (wide != null) return wide;
         // MultiHeadAttention: jax dot_product_attention (and the repeat of the non-flash path)
         // needs whole groups of query heads per kv head.
         if (g.numHeads() % g.numKvHeads() != 0) {
@@ -126,6 +134,9 @@ public final class GeometryRules {
         for (int i = 0; i < orders.length; i++) {
             if (orders[i] <= 0) return outOfRange(CactFormat.OFF_ORDERS + 4 * i, "engram order", orders[i]);
         }
+        Violation wide = fitsInt(CactFormat.OFF_ENGRAM_SLOTS, "num_engram_tables x engram_slots", g.numEngramTables(), g.engramSlots());
+        if (wide == null) wide = fitsInt(CactFormat.OFF_ENGRAM_TABLES, "num_engram_tables x engram_sub_dim", g.numEngramTables(), g.engramSubDim());
+        if (wide != null) return wide;
         // The workbench's limit: only an explicit engram_heads above d_model / len(orders) gives
         // zero-width tables, a no-op engram upstream computes and the workbench's kernels do not.
         if (g.engramSubDim() <= 0) {
@@ -133,6 +144,13 @@ public final class GeometryRules {
                     + " engram tables do not fit d_model " + g.dModel() + " (the workbench needs rows of at least one value)");
         }
         return null;
+    }
+
+    /** A violation when the product of two non-negative sizes exceeds 2^31 - 1 (exact: both factors are below 2^62). */
+    private static Violation fitsInt(int offset, String what, long a, long b) {
+        long product = Math.multiplyExact(a, b);
+        return product <= Integer.MAX_VALUE ? null
+                : new Violation(offset, what + " = " + product + " exceeds 2^31-1 (the workbench indexes such a matrix with int)");
     }
 
     private static Violation outOfRange(int offset, String name, int value) {

@@ -1,5 +1,6 @@
 package dev.needlewb.converter.convert;
 
+import dev.needlewb.converter.finite.NonFinitePolicy;
 import java.nio.file.Path;
 
 /**
@@ -13,14 +14,15 @@ import java.nio.file.Path;
  *     checkpoint output, or the geometry of a state dict input without {@code base}
  * @param dtype null (keep each tensor's dtype), "f32" or "f16" for state-dict outputs and .cact inputs
  * @param group the CQ group of a fresh .cact, 64 or 128 (null: 128, upstream build_export's default)
+ * @param nonFinite whether inputs holding NaN or infinity are refused (the default) or converted
  */
 public record ConvertRequest(Path input, Path output, String bitsMap, Path lora, Path base, Path tokenizer, Path config,
-        String dtype, boolean allowExtraParams, Integer group) {
+        String dtype, boolean allowExtraParams, Integer group, NonFinitePolicy nonFinite) {
 
-    /** A request with the default CQ group. */
+    /** A request with the default CQ group, refusing non-finite weights. */
     public ConvertRequest(Path input, Path output, String bitsMap, Path lora, Path base, Path tokenizer, Path config,
             String dtype, boolean allowExtraParams) {
-        this(input, output, bitsMap, lora, base, tokenizer, config, dtype, allowExtraParams, null);
+        this(input, output, bitsMap, lora, base, tokenizer, config, dtype, allowExtraParams, null, NonFinitePolicy.REFUSE);
     }
 
     /** The files the output is made from (never overwritten). */

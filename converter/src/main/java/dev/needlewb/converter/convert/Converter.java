@@ -15,6 +15,8 @@ import dev.needlewb.converter.flax.FlaxCheckpointWriter;
 import dev.needlewb.converter.flax.FlaxParamShapes;
 import dev.needlewb.converter.flax.KvBudget;
 import dev.needlewb.converter.flax.LoraAdapter;
+import dev.needlewb.converter.finite.NonFinitePolicy;
+import dev.needlewb.core.io.FileOutput;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.names.BitsMap;
 import dev.needlewb.converter.names.NameMap;
@@ -60,19 +62,25 @@ public final class Converter {
 
     /** Reads and checks every input and lists what {@link #run} would write; writes nothing. */
     public static Plan plan(ConvertRequest request) throws WorkbenchException {
-        try (Session s = Session.open(request)) {
+        try (Loaded s = load(request)) {
             return s.plan();
         }
     }
 
+    /** Reads, checks and converts, writing the output atomically. */
     public static Result run(ConvertRequest request, Listener listener) throws WorkbenchException {
-        try (Session s = Session.open(request)) {
-            return s.run(listener);
+        try (Loaded s = load(request)) {
+            return s.run(listener, FileOutput.ATOMIC);
         }
     }
 
-    /** The loaded inputs of one conversion; owns the mapped .cact files. */
-    private static final class Session implements AutoCloseable {
+    /** Reads and checks every input of {@code request} (a bad input fails here, before anything is written). */
+    public static Loaded load(ConvertRequest request) throws WorkbenchException {
+        return Loaded.open(request);
+    }
+
+    /** The loaded inputs of one conversion; owns the .cact files it read. */
+    public static final class Loaded implements AutoCloseable {
         private final ConvertRequest request;
         private final Format from;
         private final Format to;
@@ -81,18 +89,18 @@ public final class Converter {
         private FlaxCheckpoint meta;
         private CactFile base;
 
-        private Session(ConvertRequest request, Format from, Format to) {
+        private Loaded(ConvertRequest request, Format from, Format to) {
             this.request = request;
             this.from = from;
             this.to = to;
         }
 
-        static Session open(ConvertRequest r) throws WorkbenchException {
+        static Loaded open(ConvertRequest r) throws WorkbenchException {
             Format from = Format.of(r.input());
             Format to = Format.of(r.output());
             checkOptions(r, from, to);
             refuseOverwrite(r);
-            Session s = new Session(r, from, to);
+            Loaded s = new Loaded(r, from, to);
             try {
                 s.load();
             } catch (WorkbenchException | RuntimeException e) {
@@ -144,35 +152,38 @@ public final class Converter {
         }
 
         private void load() throws WorkbenchException {
-            if (request.base() != null) base = openCact(request.base());
-            if (request.config() != null) meta = FlaxCheckpointReader.read(request.config(), request.allowExtraParams());
+            NonFinitePolicy nonFinite = request.nonFinite();
+            if (request.base() != null) base = openCact(request.base(), nonFinite);
+            if (request.config() != null) meta = FlaxCheckpointReader.read(request.config(), request.allowExtraParams(), nonFinite);
             switch (from) {
                 case FLAX -> {
-                    FlaxCheckpoint ckpt = FlaxCheckpointReader.read(request.input(), request.allowExtraParams());
-                    if (request.lora() != null) ckpt = LoraAdapter.read(request.lora()).mergeInto(ckpt);
+                    FlaxCheckpoint ckpt = FlaxCheckpointReader.read(request.input(), request.allowExtraParams(), nonFinite);
+                    if (request.lora() != null) ckpt = LoraAdapter.read(request.lora(), nonFinite).mergeInto(ckpt);
                     if (meta == null) meta = ckpt;
                     weights = WeightSources.fromCheckpoint(ckpt);
                 }
-                case CACT -> weights = WeightSources.fromCact(openCact(request.input()), "f16".equals(request.dtype()));
+                case CACT -> weights = WeightSources.fromCact(openCact(request.input(), nonFinite), "f16".equals(request.dtype()));
                 case TORCH, SAFETENSORS -> {
-                    Map<String, NpyArray> dict = StateDictFiles.read(request.input(), from);
+                    StateDict dict = StateDictFiles.read(request.input(), from, nonFinite);
                     NameMap names = base != null ? WeightSources.namesOf(base)
-                            : NameMap.of(meta.flaxConfig(), WeightSources.partsOf(dict.keySet()), KvBudget.effectiveWindow(meta.flaxConfig()));
-                    weights = WeightSources.fromStateDict(dict, names, request.input());
+                            : NameMap.of(meta.flaxConfig(), WeightSources.partsOf(dict.tensors().keySet()), KvBudget.effectiveWindow(meta.flaxConfig()));
+                    weights = WeightSources.fromStateDict(dict, names);
                 }
             }
             if (to == Format.CACT && base == null && weights.tokenizer() == null) weights = weights.withTokenizer(tokenizer(request.tokenizer()));
+            if (to == Format.CACT && base == null) bits(); // a bad --bits-map is an input error: refused before anything is written
         }
 
-        private CactFile openCact(Path file) throws WorkbenchException {
-            CactFile f = CactFile.open(file);
+        private CactFile openCact(Path file, NonFinitePolicy nonFinite) throws WorkbenchException {
+            CactFile f = CactFile.open(file, nonFinite);
             open.add(f);
             return f;
         }
 
         private byte[] tokenizer(Path file) throws WorkbenchException {
             if (file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".cact")) {
-                MemorySegment blob = openCact(file).tokenizerBlob();
+                // only its tokenizer is read: its weights may hold anything
+                MemorySegment blob = openCact(file, NonFinitePolicy.ALLOW).tokenizerBlob();
                 if (blob == null) throw new WorkbenchException(file + ": --tokenizer: this .cact has no tokenizer (exported without one)");
                 return blob.toArray(ValueLayout.JAVA_BYTE);
             }
@@ -192,7 +203,8 @@ public final class Converter {
             return request.group() == null ? CactExporter.GROUP : request.group();
         }
 
-        Plan plan() throws WorkbenchException {
+        /** What {@link #run} would write. */
+        public Plan plan() throws WorkbenchException {
             List<PlanRow> rows = new ArrayList<>();
             long total;
             if (to == Format.CACT) {
@@ -229,14 +241,15 @@ public final class Converter {
             return new Plan(from, to, rows, total);
         }
 
-        Result run(Listener listener) throws WorkbenchException {
+        /** Converts, writing the output through {@code output} (at once, or staged with its manifest). */
+        public Result run(Listener listener, FileOutput output) throws WorkbenchException {
             Path[] inputs = request.inputs();
             if (to == Format.CACT) {
                 long total = weights.names().cactRows().size();
                 CactExporter.Result r = base != null
                         ? CactRebuilder.rebuild(weights, base, n -> listener.progress(n, total))
                         : CactExporter.export(weights, bits(), group(), n -> listener.progress(n, total));
-                CactWriter.write(r.model(), request.output(), inputs);
+                CactWriter.write(r.model(), request.output(), output, inputs);
                 return new Result(from, to, r.tensors());
             }
             SequencedMap<String, Written> out = outputTensors();
@@ -254,11 +267,11 @@ public final class Converter {
                 // --config checkpoint, or from the input checkpoint itself
                 if (from != Format.FLAX || request.config() == null) params.putAll(meta.params());
                 params.putAll(converted.params());
-                FlaxCheckpointWriter.write(converted.withParams(new LinkedHashMap<>(params)), request.output(), inputs);
+                FlaxCheckpointWriter.write(converted.withParams(new LinkedHashMap<>(params)), request.output(), output, inputs);
             } else {
                 SequencedMap<String, NpyArray> dict = new LinkedHashMap<>();
                 out.forEach((k, w) -> dict.put(k, w.array()));
-                StateDictFiles.write(dict, request.output(), to, inputs);
+                StateDictFiles.write(dict, request.output(), to, output, inputs);
             }
             listener.progress(out.size(), out.size());
             return new Result(from, to, report);

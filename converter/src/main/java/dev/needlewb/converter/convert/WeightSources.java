@@ -17,7 +17,6 @@ import dev.needlewb.converter.names.ProbeHead;
 import dev.needlewb.converter.names.Transform;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -79,25 +78,27 @@ public final class WeightSources {
     /**
      * A state dict (PyTorch keys) read against {@code names}: every key must be a row of the map
      * with its shape and a float32/float16 dtype, and every weight row must be present (the
-     * contrastive bias, which Flax lacks, may be absent).
+     * contrastive bias, which Flax lacks, may be absent). Errors name the file, the key and, where
+     * the format says, the tensor's byte offset.
      */
-    public static ModelWeights fromStateDict(Map<String, NpyArray> byKey, NameMap names, Path file) throws WorkbenchException {
-        for (var e : byKey.entrySet()) {
+    public static ModelWeights fromStateDict(StateDict dict, NameMap names) throws WorkbenchException {
+        for (var e : dict.tensors().entrySet()) {
             NameRow row = names.byTorchKey(e.getKey());
-            if (row == null) throw error(file, e.getKey(), "is not a tensor of this model (see needle-wb names)");
+            if (row == null) throw dict.error(e.getKey(), 0, "not a tensor of this model (see needle-wb names)");
             NpyArray a = e.getValue();
-            if (!a.descr().equals("<f4") && !a.descr().equals("<f2")) throw error(file, e.getKey(), "has dtype " + a.descr() + "; float32 or float16 expected");
+            if (!a.descr().equals("<f4") && !a.descr().equals("<f2")) throw dict.error(e.getKey(), 0, "dtype " + a.descr() + ", expected float32 or float16");
             if (!Arrays.equals(a.shape(), row.shape())) {
-                throw error(file, e.getKey(), "has shape " + Arrays.toString(a.shape()) + ", the model needs " + Arrays.toString(row.shape()));
+                throw dict.error(e.getKey(), 0, "shape " + Arrays.toString(a.shape()) + ", the model needs " + Arrays.toString(row.shape()));
             }
         }
         SequencedMap<String, NpyArray> out = new LinkedHashMap<>();
         for (NameRow row : names.rows()) {
             if (!row.isWeight()) continue;
-            NpyArray a = byKey.get(row.torchKey());
+            NpyArray a = dict.tensors().get(row.torchKey());
             if (a == null) {
                 if (row.transform() == Transform.ZERO_FILL) continue;
-                throw error(file, row.torchKey(), "is missing (" + row.name() + ", shape " + Arrays.toString(row.shape()) + ")");
+                throw new FormatException(dict.file(), FormatException.NO_OFFSET, "tensor " + row.torchKey() + " is missing ("
+                        + row.name() + ", shape " + Arrays.toString(row.shape()) + ")");
             }
             out.put(row.name(), a);
         }
@@ -113,9 +114,5 @@ public final class WeightSources {
             mtp |= k.startsWith("mtp.");
         }
         return new FlaxParamShapes.Parts(contrastive, confidence, mtp);
-    }
-
-    private static FormatException error(Path file, String key, String problem) {
-        return new FormatException(file, FormatException.NO_OFFSET, "tensor " + key + " " + problem);
     }
 }

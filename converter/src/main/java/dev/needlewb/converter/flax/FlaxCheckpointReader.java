@@ -3,6 +3,8 @@ package dev.needlewb.converter.flax;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.NpyArray;
+import dev.needlewb.converter.finite.NonFiniteCount;
+import dev.needlewb.converter.finite.NonFinitePolicy;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -20,13 +22,24 @@ import java.util.TreeMap;
 public final class FlaxCheckpointReader {
     private FlaxCheckpointReader() {}
 
+    /** Reads a checkpoint of the model's parameters only, refusing non-finite values. */
     public static FlaxCheckpoint read(Path file) throws WorkbenchException {
-        return read(file, false);
+        return read(file, false, NonFinitePolicy.REFUSE);
     }
 
-    /** @param allowExtraParams keep parameters the model does not read instead of refusing them */
-    public static FlaxCheckpoint read(Path file, boolean allowExtraParams) throws WorkbenchException {
-        return fromTree(file, SafePickle.load(file), allowExtraParams);
+    /**
+     * @param allowExtraParams keep parameters the model does not read instead of refusing them
+     * @param nonFinite whether a parameter holding NaN or infinity is refused, naming its path and first element
+     */
+    public static FlaxCheckpoint read(Path file, boolean allowExtraParams, NonFinitePolicy nonFinite) throws WorkbenchException {
+        FlaxCheckpoint ckpt = fromTree(file, SafePickle.load(file), allowExtraParams);
+        if (nonFinite == NonFinitePolicy.REFUSE) {
+            for (var e : ckpt.params().entrySet()) {
+                NonFiniteCount bad = NonFiniteCount.of(e.getValue());
+                if (bad.any()) throw param(file, e.getKey(), "holds non-finite values: " + bad.describe() + "; " + NonFinitePolicy.OVERRIDE_HINT);
+            }
+        }
+        return ckpt;
     }
 
     static FlaxCheckpoint fromTree(Path file, Object tree, boolean allowExtraParams) throws WorkbenchException {

@@ -2,6 +2,7 @@ package dev.needlewb.converter.flax;
 
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.AtomicFileWriter;
+import dev.needlewb.core.io.FileOutput;
 import dev.needlewb.core.io.NpyArray;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
@@ -24,13 +25,18 @@ public final class FlaxCheckpointWriter {
      * @param inputs the files the checkpoint was made from; writing over one of them is refused
      */
     public static void write(FlaxCheckpoint ckpt, Path out, Path... inputs) throws WorkbenchException {
+        write(ckpt, out, FileOutput.ATOMIC, inputs);
+    }
+
+    /** {@link #write(FlaxCheckpoint, Path, Path...)} through {@code output} (at once, or staged in a set). */
+    public static void write(FlaxCheckpoint ckpt, Path out, FileOutput output, Path... inputs) throws WorkbenchException {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("format_version", (long) ckpt.formatVersion());
         root.put("params", nest(ckpt.params()));
         root.put("config", ckpt.config());
         root.put("step", ckpt.step());
         root.put("run", ckpt.run());
-        AtomicFileWriter.write(out, channel -> {
+        output.write(out, channel -> {
             OutputStream stream = new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16);
             new PickleWriter(stream).writePickle(root, Set.of("config"));
             stream.flush();

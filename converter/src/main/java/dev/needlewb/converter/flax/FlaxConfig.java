@@ -76,17 +76,30 @@ public record FlaxConfig(
         positive("num_layers", numLayers);
         positive("max_seq_len", maxSeqLen);
         positive("mhc_lanes", mhcLanes);
+        // The workbench's limit, as for a .cact header (GeometryRules): the widths the sizes multiply
+        // into (the parameter shapes of FlaxParamShapes) are ints; a checkpoint, at most 2 GiB,
+        // holds no parameter near that large.
+        fitsInt("8 x d_model (the confidence head's input)", 8, dModel);
+        fitsInt("mhc_lanes x d_model", mhcLanes, dModel);
+        fitsInt("mhc_lanes^2 x num_layers", (long) mhcLanes * mhcLanes, numLayers);
         if (attnDim % numHeads != 0) throw bad("attn_dim " + attnDim + " is not a multiple of num_heads " + numHeads);
         if (numHeads % numKvHeads != 0) throw bad("num_heads " + numHeads + " is not a multiple of num_kv_heads " + numKvHeads);
         if (engramOrders.length == 0) throw bad("engram_orders is empty");
         if (engramHeads < 0) throw bad("engram_heads " + engramHeads + " is negative");
+        fitsInt("engram orders x engram_heads (the engram tables)", engramOrders.length, engramHeadsPerOrder());
         for (int l : engramLayers) {
             if (l < 0 || l >= numLayers) throw bad("engram layer " + l + " is outside 0.." + (numLayers - 1));
         }
         if (engramLayers.length == 0) return;
         positive("engram_slots", engramSlots);
+        fitsInt("engram tables x engram_slots", engramTables(), engramSlots);
         for (int o : engramOrders) if (o < 1) throw bad("engram order " + o + " is not positive");
         if (engramSubDim() < 1) throw bad("d_model " + dModel + " is too small for " + engramTables() + " engram tables");
+    }
+
+    private static void fitsInt(String what, long a, long b) throws WorkbenchException {
+        long product = Math.multiplyExact(a, b);
+        if (product > Integer.MAX_VALUE) throw bad(what + " = " + product + " exceeds 2^31-1");
     }
 
     private static void positive(String name, long v) throws WorkbenchException {

@@ -47,16 +47,19 @@ public final class FlaxParamShapes {
 
     private FlaxParamShapes() {}
 
-    /** Path ({@code /}-joined) to shape, in tree order. */
+    /**
+     * Path ({@code /}-joined) to shape, in tree order. The widths are multiplied exactly:
+     * {@link FlaxConfig} bounds them, so an overflow here is a bug, not input.
+     */
     public static SequencedMap<String, int[]> expected(FlaxConfig c, Parts parts) {
         Map<String, int[]> m = new TreeMap<>(TREE_ORDER);
-        int d = c.dModel(), layers = c.numLayers(), n = c.mhcLanes(), nc = n * d;
+        int d = c.dModel(), layers = c.numLayers(), n = c.mhcLanes(), nc = Math.multiplyExact(n, d);
         m.put("embedding/embedding", shape(c.vocabSize(), d));
         block(m, "stack/layers/block/", new int[] {layers}, c);
         m.put("stack/final_norm/scale", shape(d));
         m.put("stack/mhc_phi_pre", shape(layers, nc, n));
         m.put("stack/mhc_phi_post", shape(layers, nc, n));
-        m.put("stack/mhc_phi_res", shape(layers, nc, n * n));
+        m.put("stack/mhc_phi_res", shape(layers, nc, Math.multiplyExact(n, n)));
         m.put("stack/mhc_b_pre", shape(layers, n));
         m.put("stack/mhc_b_post", shape(layers, n));
         m.put("stack/mhc_b_res", shape(layers, n, n));
@@ -67,22 +70,22 @@ public final class FlaxParamShapes {
         for (int s = 0; s < c.engramLayers().length; s++) {
             String e = "engrams_" + s + "/";
             m.put(e + "embedding", shape(tables, c.engramSlots(), sub));
-            m.put(e + "key_proj/kernel", shape(tables * sub, d));
-            m.put(e + "value_proj/kernel", shape(tables * sub, d));
+            m.put(e + "key_proj/kernel", shape(Math.multiplyExact(tables, sub), d));
+            m.put(e + "value_proj/kernel", shape(Math.multiplyExact(tables, sub), d));
             m.put(e + "taps", shape(FlaxConfig.ENGRAM_CONV_TAPS, d));
         }
         if (parts.contrastiveHead()) {
             m.put("contrastive_head/probes", shape(CONTRASTIVE_PROBES, d));
-            m.put("contrastive_head/proj/kernel", shape(CONTRASTIVE_PROBES * d, c.contrastiveDim()));
+            m.put("contrastive_head/proj/kernel", shape(Math.multiplyExact(CONTRASTIVE_PROBES, d), c.contrastiveDim()));
             m.put("contrastive_head/log_temp", shape());
         }
         if (parts.confidenceHead()) {
             m.put("confidence_head/probes", shape(CONFIDENCE_PROBES, d));
-            m.put("confidence_head/proj/kernel", shape(CONFIDENCE_PROBES * d, 1));
+            m.put("confidence_head/proj/kernel", shape(Math.multiplyExact(CONFIDENCE_PROBES, d), 1));
             m.put("confidence_head/proj/bias", shape(1));
         }
         if (parts.mtp()) {
-            m.put("mtp_combine/kernel", shape(2 * d, d));
+            m.put("mtp_combine/kernel", shape(Math.multiplyExact(2, d), d));
             block(m, "mtp_block/", new int[0], c);
             m.put("mtp_emb_norm/scale", shape(d));
             m.put("mtp_final_norm/scale", shape(d));

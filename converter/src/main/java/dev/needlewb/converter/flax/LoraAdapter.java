@@ -3,6 +3,8 @@ package dev.needlewb.converter.flax;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.NpyArray;
+import dev.needlewb.converter.finite.NonFiniteCount;
+import dev.needlewb.converter.finite.NonFinitePolicy;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
@@ -27,11 +29,19 @@ public record LoraAdapter(SequencedMap<String, Pair> lora, double scale, String 
         lora = Collections.unmodifiableSequencedMap(new LinkedHashMap<>(lora));
     }
 
-    /** Reads an adapter pickle through the same safe path as checkpoints. */
+    /** Reads an adapter pickle through the same safe path as checkpoints, refusing non-finite factors or scale. */
     public static LoraAdapter read(Path file) throws WorkbenchException {
+        return read(file, NonFinitePolicy.REFUSE);
+    }
+
+    /** Reads an adapter pickle; {@code nonFinite} says whether NaN or infinity in a factor or the scale is refused. */
+    public static LoraAdapter read(Path file, NonFinitePolicy nonFinite) throws WorkbenchException {
         if (!(SafePickle.load(file) instanceof Map<?, ?> root)) throw error(file, "the pickle is not an adapter dict");
         if (!(root.get("lora") instanceof Map<?, ?> entries)) throw error(file, "adapter has no 'lora' dict");
         if (!(root.get("scale") instanceof Number scale)) throw error(file, "adapter 'scale' is missing or not a number");
+        if (nonFinite == NonFinitePolicy.REFUSE && !Double.isFinite(scale.doubleValue())) {
+            throw error(file, "adapter 'scale' is " + scale + "; " + NonFinitePolicy.OVERRIDE_HINT);
+        }
         if (!(root.get("rank") instanceof Long rank) || rank < 1 || rank > Integer.MAX_VALUE) throw error(file, "adapter 'rank' is missing or not a positive int");
         Object base = root.get("base");
         if (base != null && !(base instanceof String)) throw error(file, "adapter 'base' is not a string");
@@ -42,6 +52,12 @@ public record LoraAdapter(SequencedMap<String, Pair> lora, double scale, String 
                 throw error(file, "adapter entry " + path + " is not a dict of arrays A and B");
             }
             checkFactors(file, path, a, b, rank.intValue());
+            if (nonFinite == NonFinitePolicy.REFUSE) {
+                for (String factor : new String[] {"A", "B"}) {
+                    NonFiniteCount bad = NonFiniteCount.of(factor.equals("A") ? a : b);
+                    if (bad.any()) throw error(file, "adapter " + path + " factor " + factor + ": " + bad.describe() + "; " + NonFinitePolicy.OVERRIDE_HINT);
+                }
+            }
             pairs.put(path, new Pair(a, b));
         }
         return new LoraAdapter(pairs, scale.doubleValue(), (String) base, rank.intValue());

@@ -1,5 +1,6 @@
 package dev.needlewb.converter.safetensors;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -23,26 +24,47 @@ import java.util.Map;
 /**
  * The safetensors format: an 8-byte little-endian header length, a JSON header naming each
  * tensor's dtype, shape and [begin, end) byte range in the data section, then the data. The
- * header is validated completely (every range inside the data, ranges non-overlapping and
- * covering the data without holes, sizes equal to dtype x shape) before any tensor is copied.
+ * header is validated completely (no key twice, every range inside the data, ranges
+ * non-overlapping and covering the data without holes, sizes equal to dtype x shape) before any
+ * tensor is copied.
  */
 public final class Safetensors {
     /** Headers larger than this are refused (the reference implementation uses the same limit). */
     static final long MAX_HEADER_BYTES = 100L << 20;
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** The file is read into one Java array, and a widened BF16 tensor into another: both stop just short of 2^31 bytes. */
+    static final long MAX_ARRAY_BYTES = Integer.MAX_VALUE - 8;
+    /**
+     * Parsers that disagree on a repeated key (first wins, last wins, refuse) read different
+     * tensors from one file: a repeated key is refused, as the reference implementation does.
+     */
+    private static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     private Safetensors() {}
 
-    /** A file's tensors (in data order) and its string metadata. */
-    public record Contents(Map<String, NpyArray> tensors, Map<String, String> metadata) {}
+    /**
+     * A file's tensors (in data order), where each one's bytes are in the file, and its string
+     * metadata.
+     */
+    public record Contents(Map<String, NpyArray> tensors, Map<String, Stored> stored, Map<String, String> metadata) {}
+
+    /** Where a tensor's data lies in the file: its first byte and the stored bytes per element (BF16: 2, widened to 4). */
+    public record Stored(long offset, int itemBytes) {
+        /** The file offset of element {@code element}. */
+        public long byteOf(long element) {
+            return offset + element * itemBytes;
+        }
+    }
 
     private record Entry(String name, SafetensorsDtype dtype, int[] shape, long begin, long end) {}
 
     public static Contents read(Path file) throws IOException, FormatException {
         long size = Files.size(file);
         if (size < 8) throw new FormatException(file, 0, "truncated: " + size + " bytes, a safetensors file starts with an 8-byte header length");
-        byte[] bytes = Files.readAllBytes(file);
-        return parse(bytes, file);
+        if (size > MAX_ARRAY_BYTES) {
+            throw new FormatException(file, FormatException.NO_OFFSET, "file of " + size + " bytes is larger than the "
+                    + MAX_ARRAY_BYTES + " bytes the reader holds in one array");
+        }
+        return parse(Files.readAllBytes(file), file);
     }
 
     public static Contents parse(byte[] bytes, Path file) throws FormatException {
@@ -56,7 +78,9 @@ public final class Safetensors {
         try {
             header = JSON.readTree(new String(bytes, 8, (int) headerLen, StandardCharsets.UTF_8));
         } catch (JsonProcessingException e) {
-            throw new FormatException(file, 8, "header is not valid JSON: " + e.getOriginalMessage());
+            // the header is read as text: the location is a character count, a byte count for ASCII keys
+            long at = e.getLocation() == null || e.getLocation().getCharOffset() < 0 ? 0 : e.getLocation().getCharOffset();
+            throw new FormatException(file, 8 + at, "header is not valid JSON: " + e.getOriginalMessage());
         }
         if (header == null || !header.isObject()) throw new FormatException(file, 8, "header is not a JSON object");
         long dataStart = 8 + headerLen;
@@ -87,8 +111,12 @@ public final class Safetensors {
                     + " bytes but the tensors cover " + expected);
         }
         Map<String, NpyArray> tensors = new LinkedHashMap<>();
-        for (Entry e : entries) tensors.put(e.name(), toArray(bytes, (int) (dataStart + e.begin()), e));
-        return new Contents(tensors, metadata);
+        Map<String, Stored> stored = new LinkedHashMap<>();
+        for (Entry e : entries) {
+            tensors.put(e.name(), toArray(bytes, (int) (dataStart + e.begin()), e));
+            stored.put(e.name(), new Stored(dataStart + e.begin(), e.dtype().storedBytes));
+        }
+        return new Contents(tensors, stored, metadata);
     }
 
     private static void readMetadata(Path file, JsonNode node, Map<String, String> out) throws FormatException {
@@ -131,6 +159,10 @@ public final class Safetensors {
         if (count > dataLen || count * dtype.storedBytes != end - begin) {
             throw new FormatException(file, 8, where + dtype + " shape " + java.util.Arrays.toString(shape)
                     + " does not match its " + (end - begin) + " bytes");
+        }
+        if (dtype == SafetensorsDtype.BF16 && count * 4 > MAX_ARRAY_BYTES) {
+            throw new FormatException(file, 8, where + "BF16 shape " + java.util.Arrays.toString(shape) + " widens to "
+                    + count * 4 + " float32 bytes, more than one array holds");
         }
         return new Entry(name, dtype, shape, begin, end);
     }

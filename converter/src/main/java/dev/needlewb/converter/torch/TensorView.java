@@ -12,6 +12,9 @@ import java.util.Arrays;
  * file. bfloat16 elements are widened to float32 (their bits are a float32's top half).
  */
 final class TensorView {
+    /** Java arrays stop just short of 2^31 bytes. */
+    private static final long MAX_ARRAY_BYTES = Integer.MAX_VALUE - 8;
+
     private TensorView() {}
 
     /**
@@ -34,8 +37,19 @@ final class TensorView {
             }
         }
         int[] shape = new int[t.size().length];
-        for (int d = 0; d < shape.length; d++) shape[d] = (int) t.size()[d];
+        for (int d = 0; d < shape.length; d++) {
+            // an empty view (another dimension 0) fits any storage whatever its other sizes: each must still be an int
+            if (t.size()[d] > Integer.MAX_VALUE) {
+                throw new FormatException(file, index, name, FormatException.NO_OFFSET, "dimension " + d + " of size "
+                        + t.size()[d] + " exceeds 2^31-1");
+            }
+            shape[d] = (int) t.size()[d];
+        }
         int item = t.type().itemSize;
+        if (t.type() == TorchStorageType.BFLOAT16 && count * 4 > MAX_ARRAY_BYTES) {
+            throw new FormatException(file, index, name, FormatException.NO_OFFSET, "bfloat16 view of " + count
+                    + " elements widens to " + count * 4 + " float32 bytes, more than one array holds");
+        }
         byte[] raw;
         if (mayAdopt && count == t.storageNumel() && t.offset() == 0 && isCOrder(t)) {
             raw = storage;

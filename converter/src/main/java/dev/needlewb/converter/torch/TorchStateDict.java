@@ -4,7 +4,7 @@ import static dev.needlewb.converter.pickle.PickleOp.*;
 
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.core.io.AtomicFileWriter;
+import dev.needlewb.core.io.FileOutput;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.pickle.AllowListUnpickler;
 import dev.needlewb.converter.pickle.PickleEmitter;
@@ -59,6 +59,11 @@ public final class TorchStateDict {
      * @param inputs files the tensors were read from; writing over one of them is refused
      */
     public static void write(Map<String, NpyArray> tensors, Path target, Path... inputs) throws WorkbenchException {
+        write(tensors, target, FileOutput.ATOMIC, inputs);
+    }
+
+    /** {@link #write(Map, Path, Path...)} through {@code output} (at once, or staged in a set). */
+    public static void write(Map<String, NpyArray> tensors, Path target, FileOutput output, Path... inputs) throws WorkbenchException {
         List<TorchStorageType> types = new ArrayList<>();
         for (var e : tensors.entrySet()) {
             String descr = e.getValue().descr();
@@ -66,7 +71,7 @@ public final class TorchStateDict {
                     target + ": tensor " + e.getKey() + " has dtype " + descr + ", which torch has no storage for")));
         }
         byte[] pickle = pickle(tensors, types);
-        AtomicFileWriter.write(target, channel -> {
+        output.write(target, channel -> {
             OutputStream stream = new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16);
             TorchZipWriter zip = new TorchZipWriter(stream);
             zip.add(ROOT + "/data.pkl", pickle);

@@ -10,12 +10,19 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * Seeded mutation fuzzing of mini.cact: whatever the bytes, {@link CactFile#parse} and the reads
- * after it either succeed or throw {@link FormatException}; nothing else escapes. One buffer is
+ * Seeded mutation fuzzing of mini.cact, of its structure and of its values (a seventh of the
+ * cases write a float16 of every class, NaN and infinities included, into a stored value or CQ
+ * norm): whatever the bytes, {@link CactFile#parse} and the reads after it either succeed or
+ * throw {@link FormatException}; nothing else escapes, and the non-finite values the reader
+ * reports are exactly those the dequantized weights hold. One buffer is
  * mutated in place and restored after each case, so 100,000 cases stay cheap. When a mutated
  * file parses, every tensor whose blob or directory record the mutation touched is dequantized
  * (after a header or codebook change, a small CQ and an FP16 tensor stand for all) and the
@@ -26,6 +33,38 @@ class CactFileFuzzTest {
     private static final long[] INTERESTING = {0, 1, -1, 2, 63, 64, 65, 128, 0x7FFF_FFFFL, 0x8000_0000L, 0xFFFF_FFFFL,
         0x1_0000_0000L, Long.MAX_VALUE, Long.MIN_VALUE, 389_286, 389_280, 1L << 40};
 
+    /** Float16 values by class: NaNs (quiet, signalling, negative), infinities, the largest, a subnormal, -0, 1. */
+    private static final short[] HALVES = {(short) 0x7E00, (short) 0x7C01, (short) 0xFE00, (short) 0x7C00, (short) 0xFC00,
+        (short) 0x7BFF, (short) 0xFBFF, 0x0001, (short) 0x8000, 0x3C00};
+
+    /** The byte offset of every float16 mini stores: FP16 values and CQ group norms. */
+    private static int[] halfSlots(CactFile f) {
+        List<Integer> at = new ArrayList<>();
+        for (TensorRecord r : f.tensors()) {
+            if (r.dtype() == CactDType.RAW || r.name().equals("heads.manifest")) continue;
+            long start = r.dtype() == CactDType.CQ ? r.offset() + f.cqBlob(r.index()).normsOffset() : r.offset();
+            for (long p = start; p < r.offset() + r.nbytes(); p += 2) at.add((int) p);
+        }
+        return at.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /**
+     * What the reader says of a tensor's values agrees with the values themselves: an FP16/FP32
+     * tensor holds as many non-finite values as {@link CactFile#nonFinite} counts, and a CQ matrix
+     * dequantizes to a non-finite value exactly when one of its norms is not finite (the header
+     * codebook is finite, so a finite norm gives finite weights).
+     */
+    private static void checkValues(CactFile f, TensorRecord r, NonFiniteTensor found) throws FormatException {
+        float[] values = f.dequantize(r.index());
+        long bad = 0;
+        for (float v : values) if (!Float.isFinite(v)) bad++;
+        if (r.dtype() == CactDType.CQ) {
+            if ((bad > 0) != (found != null)) fail(r.name() + ": " + bad + " non-finite weights, norms reported " + found);
+        } else if (bad != (found == null ? 0 : found.count().count())) {
+            fail(r.name() + ": " + bad + " non-finite values, reported " + found);
+        }
+    }
+
     @Test
     void onlyFormatExceptionsEscape() throws Exception {
         byte[] original = Files.readAllBytes(Golden.mini("mini.cact"));
@@ -33,13 +72,14 @@ class CactFileFuzzTest {
         ByteBuffer le = ByteBuffer.wrap(buf).order(ByteOrder.LITTLE_ENDIAN);
         int directoryEnd = (int) CactFormat.recordOffset(111);
         SplittableRandom rnd = new SplittableRandom(20_261_202);
+        int[] halfSlots = halfSlots(CactFile.parse(MemorySegment.ofArray(original), null));
         int parsed = 0;
         int rejected = 0;
         for (int c = 0; c < CASES; c++) {
             int length = buf.length;
             int from;
             int to;
-            switch (rnd.nextInt(6)) {
+            switch (rnd.nextInt(7)) {
                 case 0 -> { // truncation
                     length = rnd.nextInt(buf.length);
                     from = length;
@@ -59,7 +99,12 @@ class CactFileFuzzTest {
                     long v = INTERESTING[rnd.nextInt(INTERESTING.length)];
                     for (int i = from; i < to; i++, v >>>= 8) buf[i] = (byte) v;
                 }
-                case 4 -> { // byte flips in header + directory
+                case 4 -> { // a float16 value in an FP16 tensor or a CQ matrix's norms: what the weights hold
+                    from = halfSlots[rnd.nextInt(halfSlots.length)];
+                    to = from + 2;
+                    le.putShort(from, HALVES[rnd.nextInt(HALVES.length)]);
+                }
+                case 5 -> { // byte flips in header + directory
                     from = rnd.nextInt(directoryEnd);
                     to = Math.min(directoryEnd, from + 1 + rnd.nextInt(4));
                     for (int i = from; i < to; i++) buf[i] ^= (byte) (1 << rnd.nextInt(8));
@@ -73,15 +118,25 @@ class CactFileFuzzTest {
             try {
                 CactFile f = CactFile.parse(MemorySegment.ofArray(buf).asSlice(0, length), null);
                 parsed++;
+                Map<Integer, NonFiniteTensor> nonFinite = new HashMap<>();
+                for (NonFiniteTensor t : f.nonFinite()) nonFinite.put(t.index(), t);
                 for (TensorRecord r : f.tensors()) {
                     long rec = CactFormat.recordOffset(r.index());
                     boolean touched = (from < rec + CactFormat.RECORD_BYTES && to > rec)
                             || (from < r.offset() + r.nbytes() && to > r.offset())
                             || (from < CactFormat.DIRECTORY_OFFSET && (r.index() == 3 || r.index() == 1));
-                    if (touched && r.dtype() != CactDType.RAW) f.dequantize(r.index());
+                    if (touched && r.dtype() != CactDType.RAW) checkValues(f, r, nonFinite.get(r.index()));
                 }
                 if (f.tokenizerBlob().toArray(ValueLayout.JAVA_BYTE).length != f.tensor(f.numTensors() - 1).nbytes()) {
                     fail("tokenizer blob has the wrong size");
+                }
+                TensorRecord tok = f.tensor(f.numTensors() - 1);
+                boolean tokenizerTouched = from < CactFormat.DIRECTORY_OFFSET || (from < tok.offset() + tok.nbytes() && to > tok.offset());
+                try {
+                    if (tokenizerTouched) f.tokenizerVocab();
+                } catch (FormatException tokenizerRefused) {
+                    // a damaged tokenizer is refused like any other part
+                    if (tokenizerRefused.tensorIndex() != f.numTensors() - 1) fail("tokenizer error names tensor " + tokenizerRefused.tensorIndex());
                 }
             } catch (FormatException e) {
                 rejected++;

@@ -111,4 +111,35 @@ class FlaxConfigTest {
         c.put("num_kv_heads", "4");
         assertThatThrownBy(() -> FlaxConfig.of(c)).hasMessageContaining("num_kv_heads is 4, not an int");
     }
+
+    /**
+     * Config sizes near 2^31: each width the parameter shapes multiply into must fit an int, or the
+     * config is refused in one line (before: 4 orders x 2^30 engram heads wrapped to 0 tables and
+     * divided by zero; 65,536 lanes x 65,536 wide wrapped to an mHC input of 0).
+     */
+    @Test
+    void sizesWhoseProductsPassAnIntAreRefused() throws WorkbenchException {
+        Object[][] cases = {
+            {"d_model", (long) Integer.MAX_VALUE, "8 x d_model"},
+            {"mhc_lanes", 1L << 23, "mhc_lanes x d_model = 4294967296 exceeds 2^31-1"},
+            {"mhc_lanes", 1L << 16, "mhc_lanes^2 x num_layers"},
+            {"engram_heads", 1L << 30, "engram orders x engram_heads (the engram tables) = 2147483648 exceeds 2^31-1"},
+            {"engram_slots", (long) Integer.MAX_VALUE, "engram tables x engram_slots"},
+        };
+        for (Object[] c : cases) {
+            Map<String, Object> config = needle2();
+            config.put((String) c[0], c[1]);
+            if (c[0].equals("d_model")) config.put("attn_dim", 512L);
+            assertThatThrownBy(() -> FlaxConfig.of(config)).as(c[0] + " " + c[1]).isInstanceOf(WorkbenchException.class)
+                    .hasMessageStartingWith("checkpoint config: ").hasMessageContaining((String) c[2]);
+        }
+        // at the edge: 8918^2 x 27 layers = 2,147,329,548 rows of phi_res fit, 8919 lanes do not
+        Map<String, Object> edge = needle2();
+        edge.put("mhc_lanes", 8918L);
+        assertThat(FlaxParamShapes.expected(FlaxConfig.of(edge), FlaxParamShapes.Parts.CORE).get("stack/mhc_phi_res"))
+                .containsExactly(27, 8918 * 512, 8918 * 8918);
+        edge.put("mhc_lanes", 8919L);
+        assertThatThrownBy(() -> FlaxConfig.of(edge)).isInstanceOf(WorkbenchException.class)
+                .hasMessage("checkpoint config: mhc_lanes^2 x num_layers = 2147811147 exceeds 2^31-1");
+    }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.TensorRecord;
+import dev.needlewb.converter.convert.StateDict;
 import dev.needlewb.converter.convert.WeightSources;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.core.model.Geometry;
@@ -97,11 +98,11 @@ class ModelTensorTest {
             names = WeightSources.namesOf(f);
         }
         Map<String, NpyArray> dict = new LinkedHashMap<>(GoldenTorchStateDict.mini());
-        WeightSources.fromStateDict(dict, names, Path.of("mini.pt"));
+        WeightSources.fromStateDict(StateDict.of(Path.of("mini.pt"), dict), names);
         dict.put("layers.6.attn.q_proj.weight", dict.get("layers.5.attn.q_proj.weight"));
-        assertThatThrownBy(() -> WeightSources.fromStateDict(dict, names, Path.of("mini.pt")))
+        assertThatThrownBy(() -> WeightSources.fromStateDict(StateDict.of(Path.of("mini.pt"), dict), names))
                 .isInstanceOf(FormatException.class)
-                .hasMessageContaining("tensor layers.6.attn.q_proj.weight is not a tensor of this model (see needle-wb names)");
+                .hasMessageContaining("(layers.6.attn.q_proj.weight): not a tensor of this model (see needle-wb names)");
     }
 
     private static Set<String> keys(List<TensorName> names, java.util.function.Function<TensorName, String> key) {

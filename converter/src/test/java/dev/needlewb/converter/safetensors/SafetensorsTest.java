@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.io.NpyArray;
+import dev.needlewb.converter.finite.NonFiniteCount;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -83,6 +84,35 @@ class SafetensorsTest {
         assertRefused(huge, "header length 18446744073709551615 does not fit");
     }
 
+    @Test
+    void sizesNear2To31And2To63AreRefusedOrReadWithoutWrapping() throws Exception {
+        String f32 = "\"dtype\":\"F32\",\"shape\":";
+        for (long big : new long[] {Integer.MAX_VALUE, 1L << 31, (1L << 32) - 1, Long.MAX_VALUE}) {
+            assertRefused(withHeader("{\"a\":{" + f32 + "[2],\"data_offsets\":[0," + big + "]}}", 8), "outside the 8-byte data section");
+            assertRefused(withHeader("{\"a\":{" + f32 + "[2],\"data_offsets\":[" + big + "," + big + "]}}", 8), "outside the 8-byte data section");
+            assertRefused(withHeader("{\"a\":{" + f32 + "[" + big + "],\"data_offsets\":[0,8]}}", 8),
+                    big <= Integer.MAX_VALUE ? "does not match its 8 bytes" : "bad dimension");
+        }
+        // no element: a dimension of 2^31 - 1 beside a 0 is an empty tensor of that shape
+        NpyArray empty = Safetensors.parse(withHeader("{\"a\":{" + f32 + "[0,2147483647],\"data_offsets\":[0,0]}}", 0), FILE)
+                .tensors().get("a");
+        assertThat(empty.shape()).containsExactly(0, Integer.MAX_VALUE);
+        for (long len : new long[] {Integer.MAX_VALUE, 1L << 31, 1L << 62}) {
+            byte[] lying = new byte[16];
+            ByteBuffer.wrap(lying).order(ByteOrder.LITTLE_ENDIAN).putLong(len);
+            assertRefused(lying, "header length " + len + " does not fit");
+        }
+    }
+
+    @Test
+    void aKeyNamedTwiceIsRefusedWhereTheSecondStarts() {
+        String entry = "{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}";
+        String json = "{\"w\":" + entry + ",\"w\":" + entry + "}";
+        assertRefused(withHeader(json, 4), "Duplicate field 'w'");
+        assertThatThrownBy(() -> Safetensors.parse(withHeader(json, 4), FILE)).isInstanceOf(FormatException.class)
+                .satisfies(e -> assertThat(((FormatException) e).offset()).isBetween(8L + json.indexOf(",\"w\""), 8L + json.lastIndexOf(entry)));
+    }
+
     private static void assertRefused(byte[] bytes, String message) {
         assertThatThrownBy(() -> Safetensors.parse(bytes, FILE))
                 .isInstanceOf(FormatException.class)
@@ -90,23 +120,47 @@ class SafetensorsTest {
                 .hasMessageContaining(message);
     }
 
+    /**
+     * Byte mutations anywhere, and (every third case) a special float bit pattern written into a
+     * float tensor's data: only FormatException escapes, and what parses holds exactly the
+     * non-finite values the refusing scanner counts.
+     */
     @Test
     void mutatedFilesOnlyEverRaiseFormatException() throws Exception {
         Map<String, NpyArray> in = new LinkedHashMap<>();
         in.put("w", NpyArray.ofFloats(new int[] {4, 4}, new float[16]));
+        in.put("h", new NpyArray("<f2", new int[] {8}, new byte[16]));
         in.put("v", NpyArray.ofInts(new int[] {2}, new int[] {5, 6}));
         byte[] good = write(in);
+        int data = good.length - (64 + 16 + 8);
+        int[] special32 = {0x7FC00000, 0x7F800001, 0x7F800000, 0xFF800000, 0x80000000, 0x00000001, 0x7F7FFFFF};
+        short[] special16 = {(short) 0x7E00, (short) 0x7C01, (short) 0x7C00, (short) 0xFC00, (short) 0x8000, 0x0001, 0x7BFF};
         Random r = new Random(1234);
+        int withValues = 0;
         for (int i = 0; i < 20_000; i++) {
             byte[] m = good.clone();
-            int edits = 1 + r.nextInt(4);
-            for (int e = 0; e < edits; e++) m[r.nextInt(m.length)] = (byte) r.nextInt(256);
-            if (r.nextInt(10) == 0) m = java.util.Arrays.copyOf(m, r.nextInt(m.length));
+            ByteBuffer le = ByteBuffer.wrap(m).order(ByteOrder.LITTLE_ENDIAN);
+            if (i % 3 == 0) {
+                for (int e = 0; e < 1 + r.nextInt(3); e++) {
+                    if (r.nextBoolean()) le.putInt(data + 4 * r.nextInt(16), special32[r.nextInt(special32.length)]);
+                    else le.putShort(data + 64 + 2 * r.nextInt(8), special16[r.nextInt(special16.length)]);
+                }
+            } else {
+                int edits = 1 + r.nextInt(4);
+                for (int e = 0; e < edits; e++) m[r.nextInt(m.length)] = (byte) r.nextInt(256);
+                if (r.nextInt(10) == 0) m = java.util.Arrays.copyOf(m, r.nextInt(m.length));
+            }
             try {
-                Safetensors.parse(m, FILE);
+                for (NpyArray a : Safetensors.parse(m, FILE).tensors().values()) {
+                    if (!a.descr().startsWith("<f")) continue;
+                    long bad = java.util.Arrays.stream(a.asDoubles()).filter(v -> !Double.isFinite(v)).count();
+                    assertThat(NonFiniteCount.of(a).count()).isEqualTo(bad);
+                    if (bad > 0) withValues++;
+                }
             } catch (FormatException expected) {
                 // the only exception a malformed file may raise
             }
         }
+        assertThat(withValues).isPositive();
     }
 }

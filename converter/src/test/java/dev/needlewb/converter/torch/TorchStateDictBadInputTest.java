@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.fail;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.NpyArray;
+import dev.needlewb.converter.finite.NonFiniteCount;
 import dev.needlewb.converter.pickle.PickleEmitter;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -230,6 +231,12 @@ class TorchStateDictBadInputTest {
         Path broadcast = withPickle("broadcast.pt", viewPickle(6, 0, new long[] {1000, 6}, new long[] {0, 1}));
         assertThatThrownBy(() -> TorchStateDict.read(broadcast)).isInstanceOf(FormatException.class)
                 .hasMessageContaining("view of 6000 elements is larger than its storage of 6");
+        // no element, so it fits any storage: its sizes near and past 2^31 must still be refused or read, never wrap
+        Path empty = withPickle("empty.pt", viewPickle(6, 0, new long[] {0, (1L << 31) + 5}, new long[] {1, 1}));
+        assertThatThrownBy(() -> TorchStateDict.read(empty)).isInstanceOf(FormatException.class)
+                .hasMessageContaining("tensor 0 (t)").hasMessageContaining("dimension 1 of size 2147483653 exceeds 2^31-1");
+        Path edge = withPickle("edge.pt", viewPickle(6, 0, new long[] {0, Integer.MAX_VALUE}, new long[] {1, 1}));
+        assertThat(TorchStateDict.read(edge).get("t").shape()).containsExactly(0, Integer.MAX_VALUE);
         Path numel = withPickle("numel.pt", viewPickle(1L << 40, 0, new long[] {1}, new long[] {1}));
         assertThatThrownBy(() -> TorchStateDict.read(numel)).isInstanceOf(FormatException.class)
                 .hasMessageContaining("tensor 0 (t)").hasMessageContaining("storage entry archive/data/0 holds 24 bytes, but a FloatStorage of 1099511627776 elements needs more");
@@ -298,7 +305,8 @@ class TorchStateDictBadInputTest {
                 m = zipBytes(entries);
             }
             try {
-                TorchStateDict.read(name, new ByteArrayChannel(m));
+                Map<String, NpyArray> read = TorchStateDict.read(name, new ByteArrayChannel(m));
+                read.values().forEach(TorchStateDictBadInputTest::assertNonFiniteCountAgrees);
                 accepted++;
             } catch (FormatException expected) {
                 assertThat(expected.getMessage()).startsWith("mutant.pt").doesNotContain("\n");
@@ -308,6 +316,33 @@ class TorchStateDictBadInputTest {
         }
         // mutations of tensor values, padding or unused header fields are legitimately accepted
         assertThat(accepted).isLessThan(mutations / 2);
+    }
+
+    /** The scanner that refuses non-finite weights counts what the widened values hold. */
+    static void assertNonFiniteCountAgrees(NpyArray a) {
+        if (!a.descr().startsWith("<f")) return;
+        long bad = java.util.Arrays.stream(a.asDoubles()).filter(v -> !Double.isFinite(v)).count();
+        assertThat(NonFiniteCount.of(a).count()).isEqualTo(bad);
+    }
+
+    /** Special values of every float dtype (NaN with payloads, infinities, -0, subnormals, extremes) read back bit for bit. */
+    @Test
+    void everyFloatValueReadsBackAsWritten() throws Exception {
+        Map<String, NpyArray> tensors = new LinkedHashMap<>();
+        tensors.put("f64", NpyArray.ofDoubles(new int[] {7}, new double[] {Double.NaN, Double.longBitsToDouble(0x7FF0_0000_0000_0001L),
+            Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, -0.0, Double.MIN_VALUE, -Double.MAX_VALUE}));
+        tensors.put("f32", NpyArray.ofFloats(new int[] {7}, new float[] {Float.NaN, Float.intBitsToFloat(0xFFC00001),
+            Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, -0f, Float.MIN_VALUE, Float.MAX_VALUE}));
+        short[] halves = {(short) 0x7E00, (short) 0x7C01, (short) 0x7C00, (short) 0xFC00, (short) 0x8000, 0x0001, (short) 0xFBFF};
+        tensors.put("f16", new NpyArray("<f2", new int[] {7}, dev.needlewb.converter.convert.Floats.littleEndian(halves)));
+        Path pt = dir.resolve("values.pt");
+        TorchStateDict.write(tensors, pt);
+        Map<String, NpyArray> back = TorchStateDict.read(pt);
+        for (var e : tensors.entrySet()) {
+            assertThat(back.get(e.getKey()).data()).as(e.getKey()).isEqualTo(e.getValue().data());
+            assertNonFiniteCountAgrees(back.get(e.getKey()));
+            assertThat(NonFiniteCount.of(back.get(e.getKey())).count()).isEqualTo(4);
+        }
     }
 
     private byte[] pickleOf(Path p, Map<String, NpyArray> tensors) throws Exception {

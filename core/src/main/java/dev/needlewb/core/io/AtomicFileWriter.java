@@ -7,11 +7,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermissions;
 
 /**
  * Writes a file so that readers see either the old or the complete new content: the body
- * writes a temporary file in the target's folder, which is fsynced and renamed over the target
- * atomically. On any failure the temporary file is deleted and the target is untouched.
+ * writes a temporary file in the target's folder ({@link TempFiles}), which is fsynced and renamed
+ * over the target atomically. On any failure, and when the JVM is stopped before the rename, the
+ * temporary file is deleted and the target is untouched.
  */
 public final class AtomicFileWriter {
     /** Writes the content to an open channel. */
@@ -29,34 +32,48 @@ public final class AtomicFileWriter {
      *     (compared by real path, so links and relative names are caught)
      */
     public static void write(Path target, Body body, Path... inputs) throws WorkbenchException {
+        Path temp = stage(target, body, inputs);
+        try {
+            synchronized (TempFiles.COMMIT) {
+                TempFiles.checkRunning(target);
+                Files.move(temp, target.toAbsolutePath(), StandardCopyOption.ATOMIC_MOVE);
+                TempFiles.release(temp);
+            }
+        } catch (IOException | WorkbenchException e) {
+            TempFiles.discard(temp);
+            if (e instanceof WorkbenchException w) throw w;
+            throw new WorkbenchException(target + ": cannot write: " + e, e);
+        }
+        syncDirectory(target.toAbsolutePath().getParent());
+    }
+
+    /**
+     * Writes the content of {@code target} to a new temporary file beside it, forced to disk and
+     * carrying the target's permissions, and returns that file; the caller renames or discards it.
+     * On failure nothing is left behind.
+     */
+    static Path stage(Path target, Body body, Path... inputs) throws WorkbenchException {
         Path absolute = target.toAbsolutePath();
         for (Path input : inputs) {
             if (sameFile(absolute, input)) {
                 throw new WorkbenchException(target + ": refusing to overwrite the input file " + input);
             }
         }
-        Path dir = absolute.getParent();
         Path temp = null;
         try {
-            temp = Files.createTempFile(dir, "." + absolute.getFileName(), ".tmp");
+            temp = TempFiles.create(absolute);
             setPermissions(temp, absolute);
             try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 body.write(ch);
                 ch.force(true);
             }
-            Files.move(temp, absolute, StandardCopyOption.ATOMIC_MOVE);
+            Path staged = temp;
             temp = null;
-            syncDirectory(dir);
+            return staged;
         } catch (IOException e) {
             throw new WorkbenchException(target + ": cannot write: " + e, e);
         } finally {
-            if (temp != null) {
-                try {
-                    Files.deleteIfExists(temp);
-                } catch (IOException ignored) {
-                    // the original failure is the one to report
-                }
-            }
+            if (temp != null) TempFiles.discard(temp);
         }
     }
 
@@ -74,14 +91,14 @@ public final class AtomicFileWriter {
      * replaces, or the usual rw-r--r-- of a new file.
      */
     private static void setPermissions(Path temp, Path target) throws IOException {
-        if (!Files.getFileStore(temp).supportsFileAttributeView(java.nio.file.attribute.PosixFileAttributeView.class)) return;
+        if (!Files.getFileStore(temp).supportsFileAttributeView(PosixFileAttributeView.class)) return;
         Files.setPosixFilePermissions(temp, Files.exists(target)
                 ? Files.getPosixFilePermissions(target)
-                : java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+                : PosixFilePermissions.fromString("rw-r--r--"));
     }
 
-    /** Makes the rename durable where the platform allows opening a directory (Linux). */
-    private static void syncDirectory(Path dir) {
+    /** Makes renames durable where the platform allows opening a directory (Linux). */
+    static void syncDirectory(Path dir) {
         try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
             ch.force(true);
         } catch (IOException ignored) {

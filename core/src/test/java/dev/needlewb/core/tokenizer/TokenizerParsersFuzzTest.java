@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.fail;
 
 import dev.needlewb.core.FormatException;
 import dev.needlewb.golden.Golden;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -14,6 +16,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Seeded mutation fuzzing of both tokenizer parsers: whatever the bytes, the only exception that
  * may escape is {@link FormatException}; a blob that parses must write back to the same bytes.
+ * And the blob's values, field by field, against the rules the parser states.
  */
 class TokenizerParsersFuzzTest {
     private static final int MUTATIONS = 20_000;
@@ -57,6 +60,59 @@ class TokenizerParsersFuzzTest {
             }
         }
         assertThat(accepted).isBetween(1, MUTATIONS - 1);
+    }
+
+    /**
+     * The blob's values rather than its structure: every piece's score set to a float of each
+     * class, and the header's counts and ids set near the vocabulary size, 2^31 and 2^32. A NaN
+     * score is refused at its record naming the piece (merges compare scores), an id outside the
+     * vocabulary or a count past what the blob holds is refused at its field; every other value
+     * is read, written back unchanged, and encodes text without failing.
+     */
+    @Test
+    void blobValuesFollowTheParsersRules() throws Exception {
+        byte[] seed = TokenizerVocabTest.goldenBlob();
+        TokenizerVocab golden = TokenizerVocab.parse(seed, FILE, 110, 0);
+        float[] scores = {Float.NaN, Float.intBitsToFloat(0xFFC00001), Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY,
+            Float.MAX_VALUE, -Float.MAX_VALUE, Float.MIN_VALUE, -0f};
+        ByteBuffer le = ByteBuffer.wrap(seed).order(ByteOrder.LITTLE_ENDIAN);
+        int record = TokenizerVocab.HEADER_BYTES;
+        for (int piece = 0; piece < golden.size(); piece++) {
+            float score = scores[piece % scores.length];
+            byte[] bytes = seed.clone();
+            ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putFloat(record, score);
+            try {
+                TokenizerVocab vocab = TokenizerVocab.parse(bytes, FILE, 110, 0);
+                if (Float.isNaN(score)) fail("piece " + piece + " with a NaN score was accepted");
+                assertThat(vocab.toBytes()).isEqualTo(bytes);
+                new Tokenizer(vocab).encode("What is the weather in Paris? <tool_call> 1234");
+            } catch (FormatException e) {
+                if (!Float.isNaN(score)) fail("piece " + piece + " with score " + score + " was refused: " + e.getMessage());
+                assertThat(e.offset()).isEqualTo(record);
+                assertThat(e.getMessage()).endsWith("piece " + piece + ": score is NaN");
+            }
+            record += TokenizerVocab.RECORD_HEAD_BYTES + (le.getShort(record + 5) & 0xFFFF);
+        }
+        long n = golden.size();
+        long[] near = {0, n - 1, n, n + 1, Integer.MAX_VALUE, 1L << 31, 0xFFFF_FFFFL};
+        for (int field = 0; field < 5; field++) {
+            for (long v : near) {
+                byte[] bytes = seed.clone();
+                ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putInt(4 * field, (int) v);
+                boolean fits = field == 0 ? v == n : v < n;
+                try {
+                    TokenizerVocab.parse(bytes, FILE, 110, 0);
+                    if (!fits) fail("header field " + field + " = " + v + " was accepted");
+                } catch (FormatException e) {
+                    if (fits) fail("header field " + field + " = " + v + " was refused: " + e.getMessage());
+                    // a special id at the ids' field; a count at its field when the blob cannot hold it, at the ids
+                    // when they fall outside it (0 pieces), else where the pieces stop fitting the blob
+                    long at = e.offset();
+                    if (field > 0) assertThat(at).isEqualTo(4);
+                    else assertThat(at == 0 || at == 4 || at >= TokenizerVocab.HEADER_BYTES && at <= seed.length).as(v + " at " + at).isTrue();
+                }
+            }
+        }
     }
 
     /** One to four random edits: byte overwrite, bit flip, truncation, insertion, deletion, splice. */

@@ -6,8 +6,10 @@ import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactNotes;
 import dev.needlewb.converter.cact.CactSummary;
+import dev.needlewb.converter.cact.NonFiniteTensor;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.core.model.Geometry;
+import dev.needlewb.reports.convert.ManifestCheck;
 import dev.needlewb.reports.report.InputFile;
 import dev.needlewb.reports.report.Markdown;
 import dev.needlewb.reports.report.Report;
@@ -21,11 +23,20 @@ public final class InspectReport {
     private final CactFile file;
     private final CactSummary summary;
     private final InputFile input;
+    private final List<NonFiniteTensor> nonFinite;
+    private final ManifestCheck manifest;
 
     public InspectReport(CactFile file, InputFile input) {
         this.file = file;
         this.summary = CactSummary.of(file);
         this.input = input;
+        this.nonFinite = file.nonFinite();
+        this.manifest = ManifestCheck.of(input.path(), input.sha256());
+    }
+
+    /** Whether every stored float is finite and a manifest beside the file, if any, describes it. */
+    public boolean passed() {
+        return nonFinite.isEmpty() && manifest.consistent();
     }
 
     public CactSummary summary() {
@@ -41,6 +52,21 @@ public final class InspectReport {
         body.set("geometry", Report.JSON.valueToTree(geometryFields(file.geometry())));
         ArrayNode notes = body.putArray("notes");
         CactNotes.of(file).forEach(notes::add);
+        ObjectNode m = body.putObject("manifest");
+        m.put("path", manifest.manifest().toString());
+        m.put("status", manifest.status().name().toLowerCase(Locale.ROOT));
+        if (manifest.recorded() != null) m.put("recorded_sha256", manifest.recorded());
+        ArrayNode bad = body.putArray("non_finite");
+        for (NonFiniteTensor t : nonFinite) {
+            ObjectNode n = bad.addObject();
+            n.put("index", t.index());
+            n.put("name", t.name());
+            n.put("part", t.part().label());
+            n.put("count", t.count().count());
+            n.put("first_element", t.count().firstElement());
+            n.put("first_offset", t.firstOffset());
+            n.put("first_value", Float.toString(t.count().firstValue()));
+        }
         ArrayNode cb = body.putArray("codebook");
         for (float v : file.codebook()) cb.add(v);
         ArrayNode tensors = body.putArray("tensors");
@@ -106,7 +132,13 @@ public final class InspectReport {
         md.item("file", "`" + input.path() + "`")
                 .item("bytes", fmt(file.fileBytes()))
                 .item("sha256", "`" + file.sha256() + "`")
+                .item("manifest", manifest.status() == ManifestCheck.Status.NONE ? "none"
+                        : "`" + manifest.manifest().getFileName() + "` " + manifest.detail())
                 .blank();
+        if (!nonFinite.isEmpty()) {
+            md.paragraph("**Not finite:** " + nonFinite.size() + " tensor" + (nonFinite.size() == 1 ? " holds" : "s hold")
+                    + " NaN or infinity (listed below); every command that computes with the weights refuses this file.");
+        }
         md.heading(2, "Geometry");
         geometryFields(file.geometry()).forEach((k, v) -> md.item(k, v instanceof int[] a ? Arrays.toString(a) : v));
         md.blank();
@@ -114,6 +146,15 @@ public final class InspectReport {
         if (!notes.isEmpty()) {
             md.heading(2, "Notes");
             notes.forEach(md::paragraph);
+        }
+        if (!nonFinite.isEmpty()) {
+            md.heading(2, "Non-finite values");
+            List<List<String>> bad = new ArrayList<>();
+            for (NonFiniteTensor t : nonFinite) {
+                bad.add(List.of(Integer.toString(t.index()), t.name(), t.part().label() + "s", fmt(t.count().count()),
+                        fmt(t.count().firstElement()), Float.toString(t.count().firstValue()), fmt(t.firstOffset())));
+            }
+            md.table(List.of(">index", "name", "floats", ">not finite", ">first at", "first value", ">first offset"), bad);
         }
         md.heading(2, "Summary");
         List<List<String>> rows = new ArrayList<>();

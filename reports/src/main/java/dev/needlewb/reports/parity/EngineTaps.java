@@ -7,7 +7,7 @@ import dev.needlewb.engine.Session;
 import dev.needlewb.engine.TapSink;
 import dev.needlewb.engine.torch.TorchModel;
 import dev.needlewb.engine.torch.TorchSource;
-import java.nio.file.Path;
+import dev.needlewb.converter.cact.CactFile;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -30,7 +30,7 @@ final class EngineTaps implements TapSink {
      * Runs {@code mode} on {@code cact} (see {@link EngineMode#run}), or {@link EngineMode#TORCH} on the
      * model {@code torch} opens, and keeps the taps named in {@code wanted}.
      */
-    static EngineTaps run(EngineMode mode, Path cact, TorchSource torch, int[] tokens, Set<String> wanted, int window, int sinks)
+    static EngineTaps run(EngineMode mode, CactFile cact, TorchSource torch, int[] tokens, Set<String> wanted, int window, int sinks)
             throws WorkbenchException {
         EngineTaps taps = new EngineTaps(wanted, tokens.length);
         if (mode == EngineMode.TORCH) {
@@ -40,7 +40,7 @@ final class EngineTaps implements TapSink {
             return taps;
         }
         EngineOptions options = EngineOptions.exact(tokens.length).withMode(mode.numericMode()).withWindow(window, sinks);
-        try (Engine engine = Engine.open(cact, options)) {
+        try (Engine engine = Engine.load(cact, options)) {
             mode.run(engine, tokens, taps);
         }
         return taps;

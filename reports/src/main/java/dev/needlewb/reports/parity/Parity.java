@@ -5,7 +5,7 @@ import dev.needlewb.reference.ForwardOptions;
 import dev.needlewb.reference.ReferenceModel;
 import dev.needlewb.reference.Taps;
 import dev.needlewb.engine.torch.TorchSource;
-import java.nio.file.Path;
+import dev.needlewb.converter.cact.CactFile;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -40,7 +40,7 @@ public final class Parity {
      * quant=True ({@link EngineMode#reference}). {@code torch} opens the torch engine's model (null
      * when {@link EngineMode#TORCH} is not among {@code engines}).
      */
-    public static ParityResult run(List<ReferenceRun> references, Path cact, TorchSource torch, int[] tokens, int window, int sinks,
+    public static ParityResult run(List<ReferenceRun> references, CactFile cact, TorchSource torch, int[] tokens, int window, int sinks,
                                    List<EngineMode> engines, boolean quant) throws WorkbenchException {
         Map<EngineMode, EngineTaps> engineRuns = new LinkedHashMap<>();
         SequencedMap<String, int[]> layout = new LinkedHashMap<>();

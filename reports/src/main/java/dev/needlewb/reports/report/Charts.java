@@ -62,7 +62,7 @@ public final class Charts {
 
     /**
      * One line per series over named points (rounds, layers), {@code series} values indexed like
-     * {@code points}. NaN (or a series shorter than the points) is no point and breaks the line. On a log scale a value at or below zero
+     * {@code points}. NaN or an infinity (or a series shorter than the points) is no point and breaks the line. On a log scale a value at or below zero
      * cannot be drawn: it is left out and counted in a subtitle.
      */
     public static Chart lines(String title, String xLabel, String yLabel, List<String> points, Map<String, double[]> series,
@@ -74,8 +74,10 @@ public final class Charts {
             double[] v = s.getValue();
             for (int i = 0; i < points.size(); i++) {
                 double x = i < v.length ? v[i] : Double.NaN;
-                boolean drawable = !Double.isNaN(x) && (scale == Scale.LINEAR || x > 0);
-                if (!Double.isNaN(x) && !drawable) undrawable++;
+                // an infinite value (weights that are not finite give them) is no point: an infinite
+                // bound would make the axis lay out ticks without end
+                boolean drawable = Double.isFinite(x) && (scale == Scale.LINEAR || x > 0);
+                if (Double.isFinite(x) && !drawable) undrawable++;
                 if (drawable) drawn.add(x);
                 data.addValue(drawable ? x : null, s.getKey(), points.get(i));
             }
@@ -102,8 +104,8 @@ public final class Charts {
 
     /**
      * Vertical bars on a linear axis from zero: for each category (x, e.g. a tensor) one bar per
-     * series, labelled with its value while there are few bars; NaN values have no bar (a series of
-     * only NaN is left out, not drawn as zero) and every category keeps its label. Category
+     * series, labelled with its value while there are few bars; NaN and infinite values have no bar (a series of
+     * only such values is left out, not drawn as zero) and every category keeps its label. Category
      * labels are turned upright when there are many, and the chart widens with them.
      */
     public static Chart bars(String title, String xLabel, String yLabel, List<String> categories, Map<String, double[]> series) {
@@ -111,11 +113,11 @@ public final class Charts {
         Extent values = new Extent();
         for (Map.Entry<String, double[]> s : series.entrySet()) {
             double[] v = s.getValue();
-            if (Arrays.stream(v).allMatch(Double::isNaN)) continue;
+            if (Arrays.stream(v).noneMatch(Double::isFinite)) continue;
             for (int i = 0; i < categories.size(); i++) {
                 // a NaN enters as null, so its category keeps its place on the axis without a bar
-                data.addValue(Double.isNaN(v[i]) ? null : v[i], s.getKey(), categories.get(i));
-                if (!Double.isNaN(v[i])) values.add(v[i]);
+                data.addValue(Double.isFinite(v[i]) ? v[i] : null, s.getKey(), categories.get(i));
+                if (Double.isFinite(v[i])) values.add(v[i]);
             }
         }
         JFreeChart chart = ChartFactory.createBarChart(title, xLabel, yLabel, data, PlotOrientation.VERTICAL,
@@ -136,10 +138,12 @@ public final class Charts {
         return new Chart(chart, Math.max(WIDTH, 60 + 14 * categories.size()), HEIGHT + (upright ? 160 : 0));
     }
 
-    /** Points (x[i], y[i]), e.g. engine logits against reference logits. */
+    /** Points (x[i], y[i]), e.g. engine logits against reference logits; a point with a coordinate that is not finite is left out. */
     public static Chart scatter(String title, String xLabel, String yLabel, double[] x, double[] y) {
         XYSeries xy = new XYSeries("points", false, true);
-        for (int i = 0; i < x.length; i++) xy.add(x[i], y[i]);
+        for (int i = 0; i < x.length; i++) {
+            if (Double.isFinite(x[i]) && Double.isFinite(y[i])) xy.add(x[i], y[i]);
+        }
         JFreeChart chart = ChartFactory.createScatterPlot(title, xLabel, yLabel, new XYSeriesCollection(xy),
                 PlotOrientation.VERTICAL, false, false, false);
         XYPlot plot = chart.getXYPlot();
@@ -152,7 +156,7 @@ public final class Charts {
     /**
      * A heat map of values[row][col] with named rows (y) and columns (x); colour is log10 of the
      * value over whole decades, so values spanning many decades stay readable, and the colour key
-     * names {@code valueLabel} with 1e-7 style labels. A zero cell is white, a missing (NaN) one
+     * names {@code valueLabel} with 1e-7 style labels. A zero cell is white, a missing (NaN) or infinite one
      * grey; a subtitle says so when either occurs.
      */
     public static Chart heatmap(String title, String valueLabel, List<String> rows, List<String> cols, double[][] values) {
@@ -167,10 +171,11 @@ public final class Charts {
                 double v = values[r][c];
                 xyz[0][k] = c;
                 xyz[1][k] = r;
-                xyz[2][k] = v > 0 ? Math.log10(v) : v == 0 ? Double.NEGATIVE_INFINITY : Double.NaN;
-                if (v > 0) positive.add(v);
+                boolean finitePositive = v > 0 && v < Double.POSITIVE_INFINITY;
+                xyz[2][k] = finitePositive ? Math.log10(v) : v == 0 ? Double.NEGATIVE_INFINITY : Double.NaN;
+                if (finitePositive) positive.add(v);
                 zeros |= v == 0;
-                missing |= !(v >= 0);
+                missing |= !(v >= 0) || v == Double.POSITIVE_INFINITY;
             }
         }
         data.addSeries("values", xyz);

@@ -4,6 +4,7 @@ import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.convert.ModelWeights;
@@ -84,8 +85,9 @@ public final class StudyTargets implements AutoCloseable {
      * @param bitsSpec checkpoint only: a width or bits map ({@code embedding=4,default=2}); null for the checkpoint's own
      * @param group    checkpoint only: the CQ group (64 or 128); null for {@value #DEFAULT_GROUP}
      */
-    public static StudyTargets open(Path file, List<String> tensors, String bitsSpec, Integer group) throws WorkbenchException, IOException {
-        StudyTargets all = isCact(file) ? cact(file, bitsSpec, group) : checkpoint(file, bitsSpec, group);
+    public static StudyTargets open(Path file, List<String> tensors, String bitsSpec, Integer group, NonFinitePolicy nonFinite)
+            throws WorkbenchException, IOException {
+        StudyTargets all = isCact(file) ? cact(file, bitsSpec, group, nonFinite) : checkpoint(file, bitsSpec, group, nonFinite);
         if (tensors.isEmpty()) return all;
         List<Target> chosen = new ArrayList<>();
         for (String name : tensors) {
@@ -108,11 +110,11 @@ public final class StudyTargets implements AutoCloseable {
         return ByteBuffer.wrap(head).order(ByteOrder.LITTLE_ENDIAN).getInt() == CactFormat.TAG;
     }
 
-    private static StudyTargets cact(Path file, String bitsSpec, Integer group) throws WorkbenchException {
+    private static StudyTargets cact(Path file, String bitsSpec, Integer group, NonFinitePolicy nonFinite) throws WorkbenchException {
         if (bitsSpec != null || group != null) {
             throw new WorkbenchException(file + ": --bits and --group apply to checkpoints; a .cact is studied from its stored codes");
         }
-        CactFile cact = CactFile.open(file);
+        CactFile cact = CactFile.open(file, nonFinite);
         List<Target> targets = new ArrayList<>();
         for (TensorRecord r : cact.tensors()) {
             if (r.dtype() != CactDType.CQ) continue;
@@ -147,10 +149,10 @@ public final class StudyTargets implements AutoCloseable {
         }
     }
 
-    private static StudyTargets checkpoint(Path file, String bitsSpec, Integer group) throws WorkbenchException {
+    private static StudyTargets checkpoint(Path file, String bitsSpec, Integer group, NonFinitePolicy nonFinite) throws WorkbenchException {
         int g = group == null ? DEFAULT_GROUP : group;
         if (g != 64 && g != 128) throw new WorkbenchException("--group " + g + ": the study supports groups 64 and 128");
-        FlaxCheckpoint ckpt = FlaxCheckpointReader.read(file);
+        FlaxCheckpoint ckpt = FlaxCheckpointReader.read(file, false, nonFinite);
         String spec = bitsSpec != null ? bitsSpec : ckpt.flaxConfig().weightBits();
         BitsMap bits = spec == null || spec.isBlank() ? BitsMap.released() : BitsMap.parse(spec);
         ModelWeights weights = WeightSources.fromCheckpoint(ckpt);

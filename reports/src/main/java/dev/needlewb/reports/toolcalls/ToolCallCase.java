@@ -13,6 +13,7 @@ import dev.needlewb.core.json.JsonOrigin;
 import dev.needlewb.core.json.JsonPath;
 import dev.needlewb.core.json.JsonText;
 import dev.needlewb.core.tokenizer.PythonJson;
+import dev.needlewb.core.io.TextFiles;
 import dev.needlewb.core.tokenizer.ToolSchemas;
 import java.io.IOException;
 import java.io.InputStream;
@@ -42,6 +43,8 @@ public record ToolCallCase(String id, int line, String query, String system, Too
     /** The name of the built-in case set (a resource of the workbench). */
     public static final String BUILTIN = "builtin";
     private static final List<String> CALL_KEYS = List.of("expected", "answers", "function_calls");
+    /** A case is a query and its tools, a few KB: a thousand times the built-in set. */
+    private static final long MAX_CASES_BYTES = 256L << 20;
 
     /** Reads {@code file}, or the built-in set when it is named {@value #BUILTIN} and no such file exists. */
     public static List<ToolCallCase> read(Path file) throws WorkbenchException {
@@ -52,13 +55,7 @@ public record ToolCallCase(String id, int line, String query, String system, Too
                 throw new IllegalStateException("the built-in cases are part of the jar", e);
             }
         }
-        try {
-            return parse(Files.readString(file, StandardCharsets.UTF_8), file.toString());
-        } catch (java.nio.charset.MalformedInputException e) {
-            throw new WorkbenchException(file + ": cases file is not valid UTF-8");
-        } catch (IOException e) {
-            throw WorkbenchException.cannotRead(file, e);
-        }
+        return parse(TextFiles.readUtf8(file, "tool-call cases", MAX_CASES_BYTES), file.toString());
     }
 
     static List<ToolCallCase> parse(String text, String source) throws WorkbenchException {

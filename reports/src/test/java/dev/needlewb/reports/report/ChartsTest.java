@@ -126,6 +126,27 @@ class ChartsTest {
         assertThat(draw(wide).getWidth()).isGreaterThan(Charts.WIDTH);
     }
 
+    /**
+     * What a model with non-finite weights makes of its error curves: infinite and NaN points. Every
+     * chart kind draws the finite ones and leaves the rest out, promptly (an infinite bound once
+     * made the log axis lay out ticks for minutes and gigabytes).
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(30)
+    void nonFiniteValuesAreLeftOut() throws Exception {
+        double inf = Double.POSITIVE_INFINITY;
+        Map<String, double[]> series = new LinkedHashMap<>();
+        series.put("max abs", new double[] {1e-7, inf, Double.NaN, 5e-6, -inf});
+        for (boolean log : new boolean[] {true, false}) {
+            assertThat(colouredPixels(decode(Charts.lines("error growth", "layer", "error", series, log)))).isGreaterThan(50);
+        }
+        assertThat(colouredPixels(decode(Charts.bars("b", "t", "v", List.of("a", "b", "c", "d", "e"), series)))).isGreaterThan(50);
+        assertThat(colouredPixels(decode(Charts.scatter("s", "x", "y", new double[] {1, inf, 2, Double.NaN, 3},
+                new double[] {1, 2, -inf, 4, 3})))).isGreaterThan(10);
+        double[][] v = {{1e-6, inf, Double.NaN}, {1e-4, -inf, 1e-2}};
+        assertThat(colouredPixels(decode(Charts.heatmap("taps", List.of("a", "b"), List.of("L0", "L1", "L2"), v)))).isGreaterThan(500);
+    }
+
     @Test
     void heatmapTellsZeroFromMissingAndKeysDecades() throws Exception {
         double[][] v = {{1.5e-6, 0, Double.NaN}, {1e-4, 2e-3, 3e-2}};

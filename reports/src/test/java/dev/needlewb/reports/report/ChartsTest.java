@@ -34,6 +34,19 @@ class ChartsTest {
         return img;
     }
 
+    /** Pixels with a clear hue (sampled every second row and column): drawn data, not axes or grid. */
+    private static int colouredPixels(BufferedImage img) {
+        int n = 0;
+        for (int y = 0; y < img.getHeight(); y += 2) {
+            for (int x = 0; x < img.getWidth(); x += 2) {
+                int rgb = img.getRGB(x, y) & 0xFFFFFF;
+                int r = rgb >> 16, g = (rgb >> 8) & 0xFF, b = rgb & 0xFF;
+                if (Math.max(r, Math.max(g, b)) - Math.min(r, Math.min(g, b)) > 60) n++;
+            }
+        }
+        return n;
+    }
+
     private static List<String> subtitles(Chart c) {
         List<String> texts = new ArrayList<>();
         for (Object t : c.chart().getSubtitles()) if (t instanceof TextTitle tt) texts.add(tt.getText());
@@ -137,14 +150,15 @@ class ChartsTest {
         double inf = Double.POSITIVE_INFINITY;
         Map<String, double[]> series = new LinkedHashMap<>();
         series.put("max abs", new double[] {1e-7, inf, Double.NaN, 5e-6, -inf});
-        for (boolean log : new boolean[] {true, false}) {
-            assertThat(colouredPixels(decode(Charts.lines("error growth", "layer", "error", series, log)))).isGreaterThan(50);
+        List<String> layers = List.of("L0", "L1", "L2", "L3", "L4");
+        for (Charts.Scale scale : Charts.Scale.values()) {
+            assertThat(colouredPixels(draw(Charts.lines("error growth", "layer", "error", layers, series, scale)))).isGreaterThan(50);
         }
-        assertThat(colouredPixels(decode(Charts.bars("b", "t", "v", List.of("a", "b", "c", "d", "e"), series)))).isGreaterThan(50);
-        assertThat(colouredPixels(decode(Charts.scatter("s", "x", "y", new double[] {1, inf, 2, Double.NaN, 3},
+        assertThat(colouredPixels(draw(Charts.bars("b", "t", "v", List.of("a", "b", "c", "d", "e"), series)))).isGreaterThan(50);
+        assertThat(colouredPixels(draw(Charts.scatter("s", "x", "y", new double[] {1, inf, 2, Double.NaN, 3},
                 new double[] {1, 2, -inf, 4, 3})))).isGreaterThan(10);
         double[][] v = {{1e-6, inf, Double.NaN}, {1e-4, -inf, 1e-2}};
-        assertThat(colouredPixels(decode(Charts.heatmap("taps", List.of("a", "b"), List.of("L0", "L1", "L2"), v)))).isGreaterThan(500);
+        assertThat(colouredPixels(draw(Charts.heatmap("taps", "relative L2", List.of("a", "b"), List.of("L0", "L1", "L2"), v)))).isGreaterThan(500);
     }
 
     @Test

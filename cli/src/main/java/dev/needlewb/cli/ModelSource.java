@@ -12,7 +12,7 @@ import dev.needlewb.converter.flax.FlaxTree;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.converter.flax.KvBudget;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.names.NameMap;
 import dev.needlewb.converter.names.NameRow;
 import dev.needlewb.reference.ReferenceModel;

@@ -4,7 +4,7 @@ import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.convert.WeightSources;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.names.BitsMap;
 import dev.needlewb.converter.names.NameMap;
 import dev.needlewb.reports.convert.NameTable;

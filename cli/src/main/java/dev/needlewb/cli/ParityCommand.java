@@ -3,7 +3,7 @@ package dev.needlewb.cli;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.convert.Format;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.reference.ReferenceModel;
 import dev.needlewb.reports.parity.Comparison;
 import dev.needlewb.reports.parity.EngineMode;

@@ -5,7 +5,7 @@ import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactModel;
 import dev.needlewb.converter.cact.CactTensor;
 import dev.needlewb.converter.cact.CactWriter;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.golden.Golden;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;

@@ -18,7 +18,7 @@ import dev.needlewb.converter.flax.FlaxCheckpointWriter;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.converter.flax.KvBudget;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.golden.CqAudit;
 import dev.needlewb.golden.Golden;
 import dev.needlewb.golden.PythonProcess;

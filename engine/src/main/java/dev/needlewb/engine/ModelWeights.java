@@ -9,7 +9,7 @@ import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.cq.CqNibbles;
 import dev.needlewb.converter.cq.InvalidCodeException;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.names.TensorName;
 import dev.needlewb.engine.kernel.Activation;
 import dev.needlewb.engine.kernel.CodeLayout;

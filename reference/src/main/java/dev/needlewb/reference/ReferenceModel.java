@@ -3,7 +3,7 @@ package dev.needlewb.reference;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import java.util.Map;
 
 /**

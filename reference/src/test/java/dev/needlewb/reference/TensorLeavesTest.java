@@ -10,7 +10,7 @@ import dev.needlewb.converter.convert.WeightSources;
 import dev.needlewb.converter.convert.WeightTargets;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.names.NameRow;
 import dev.needlewb.converter.names.Transform;
 import dev.needlewb.golden.Golden;

@@ -7,7 +7,7 @@ import dev.needlewb.converter.cq.CqCodebooks;
 import dev.needlewb.converter.cq.CqDequantizer;
 import dev.needlewb.converter.cq.CqPacking;
 import dev.needlewb.converter.cq.InvalidCodeException;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.names.ModelTensor;
 import dev.needlewb.converter.names.ProbeHead;
 import java.io.IOException;

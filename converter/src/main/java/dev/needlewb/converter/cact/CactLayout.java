@@ -1,6 +1,6 @@
 package dev.needlewb.converter.cact;
 
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.names.ModelTensor;
 import dev.needlewb.converter.names.ProbeHead;
 import dev.needlewb.converter.names.TensorName;

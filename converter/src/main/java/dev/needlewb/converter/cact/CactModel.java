@@ -1,7 +1,7 @@
 package dev.needlewb.converter.cact;
 
 import dev.needlewb.converter.cq.CqCodebooks;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import java.util.ArrayList;
 import java.util.List;
 

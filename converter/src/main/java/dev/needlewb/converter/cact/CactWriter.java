@@ -3,7 +3,7 @@ package dev.needlewb.converter.cact;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cq.CqCodebooks;
 import dev.needlewb.core.io.AtomicFileWriter;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.names.ModelTensor;
 import dev.needlewb.converter.names.ProbeHead;
 import java.io.ByteArrayOutputStream;

@@ -1,6 +1,6 @@
 package dev.needlewb.converter.cact;
 
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import java.util.Arrays;
 
 /**

@@ -14,7 +14,7 @@ import dev.needlewb.converter.cq.CqQuantizer;
 import dev.needlewb.converter.cq.Fwht;
 import dev.needlewb.converter.cq.codebook.Codebooks;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.names.BitsMap;
 import dev.needlewb.converter.names.NameMap;
 import dev.needlewb.converter.names.NameRow;

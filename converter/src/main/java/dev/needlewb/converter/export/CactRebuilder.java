@@ -14,7 +14,7 @@ import dev.needlewb.converter.cq.CqBlob;
 import dev.needlewb.converter.cq.CqPacking;
 import dev.needlewb.converter.cq.CqQuantizer;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.names.NameRow;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,7 +1,7 @@
 package dev.needlewb.converter.flax;
 
 import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;

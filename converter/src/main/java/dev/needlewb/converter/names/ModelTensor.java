@@ -19,7 +19,7 @@ import static dev.needlewb.converter.names.Transform.TABLE_RESHAPE;
 import static dev.needlewb.converter.names.Transform.TRANSPOSE;
 import static dev.needlewb.converter.names.Transform.ZERO_FILL;
 
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;

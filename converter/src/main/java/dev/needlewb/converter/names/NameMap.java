@@ -3,7 +3,7 @@ package dev.needlewb.converter.names;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.converter.flax.FlaxParamShapes;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

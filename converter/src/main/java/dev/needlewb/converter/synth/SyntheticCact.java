@@ -6,7 +6,7 @@ import dev.needlewb.converter.cact.CactModel;
 import dev.needlewb.converter.cact.CactTensor;
 import dev.needlewb.converter.cq.CqBlob;
 import dev.needlewb.converter.cq.codebook.Codebooks;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.names.BitsMap;
 import dev.needlewb.converter.names.ProbeHead;
 import dev.needlewb.converter.names.Storage;

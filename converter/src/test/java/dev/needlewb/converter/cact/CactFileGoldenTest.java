@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.needlewb.converter.cq.CqCodebooks;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.golden.Golden;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

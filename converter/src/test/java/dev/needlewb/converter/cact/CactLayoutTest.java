@@ -3,7 +3,7 @@ package dev.needlewb.converter.cact;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.names.ModelTensor;
 import dev.needlewb.converter.names.ProbeHead;
 import dev.needlewb.golden.Golden;

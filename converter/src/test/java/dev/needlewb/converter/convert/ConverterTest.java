@@ -10,7 +10,7 @@ import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.converter.flax.FlaxCheckpointWriter;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.names.ProbeHead;
 import dev.needlewb.converter.safetensors.Safetensors;
 import dev.needlewb.converter.synth.SyntheticCact;

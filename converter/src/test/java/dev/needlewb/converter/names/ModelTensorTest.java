@@ -9,7 +9,7 @@ import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.convert.WeightSources;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.torch.GoldenTorchStateDict;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Path;

@@ -7,7 +7,7 @@ import dev.needlewb.converter.cact.CactSummary.Category;
 import dev.needlewb.converter.cact.CactSummary.Counts;
 import dev.needlewb.converter.cact.CactSummary;
 import dev.needlewb.converter.cact.CactWriter;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.names.ProbeHead;
 import java.nio.file.Path;
 import java.util.List;

@@ -7,7 +7,7 @@ import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactNotes;
 import dev.needlewb.converter.cact.CactSummary;
 import dev.needlewb.converter.cact.TensorRecord;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.reports.report.InputFile;
 import dev.needlewb.reports.report.Markdown;
 import dev.needlewb.reports.report.Report;

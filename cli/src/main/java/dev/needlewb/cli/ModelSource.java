@@ -48,7 +48,7 @@ final class ModelSource {
             }
             case CACT -> {
                 try (CactFile cact = CactFile.open(model)) {
-                    yield fromWeights(cact.geometry(), WeightSources.fromCact(cact, false));
+                    yield fromWeights(Geometry.of(cact.geometry()), WeightSources.fromCact(cact, false));
                 }
             }
             case TORCH, SAFETENSORS -> {
@@ -57,7 +57,7 @@ final class ModelSource {
                     NameMap names = WeightSources.namesOf(cact);
                     ModelWeights w = WeightSources.fromStateDict(StateDictFiles.read(model, Format.of(model)), names, model);
                     var tokenizer = cact.tokenizerBlob();
-                    yield fromWeights(cact.geometry(), tokenizer == null ? w : w.withTokenizer(tokenizer.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
+                    yield fromWeights(Geometry.of(cact.geometry()), tokenizer == null ? w : w.withTokenizer(tokenizer.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
                 }
             }
         };

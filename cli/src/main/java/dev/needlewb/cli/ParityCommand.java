@@ -3,6 +3,7 @@ package dev.needlewb.cli;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.convert.Format;
+import dev.needlewb.core.generation.ModelGeometry;
 import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.reference.ReferenceModel;
 import dev.needlewb.reports.parity.Comparison;
@@ -105,7 +106,7 @@ final class ParityCommand implements Callable<Integer> {
         Geometry geometry;
         int[] ids;
         try (CactFile cact = CactFile.open(model)) {
-            geometry = cact.geometry();
+            geometry = Geometry.of(cact.geometry());
             MemorySegment tokenizer = cact.tokenizerBlob();
             ids = input.resolve(tokenizer == null ? null : tokenizer.toArray(ValueLayout.JAVA_BYTE), null, geometry.vocab());
         }
@@ -200,7 +201,7 @@ final class ParityCommand implements Callable<Integer> {
         say.flush();
     }
 
-    private void checkSameGeometry(Geometry mine, Geometry theirs) throws WorkbenchException {
+    private void checkSameGeometry(Geometry mine, ModelGeometry theirs) throws WorkbenchException {
         String difference = GeometryDifference.of(mine, theirs);
         if (difference != null) {
             throw new WorkbenchException(against + ": geometry differs from " + model + " (" + difference + "); parity needs the same architecture");

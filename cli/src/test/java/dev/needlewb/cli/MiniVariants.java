@@ -80,7 +80,7 @@ final class MiniVariants {
     private static Path rewrite(Path target, Change change) throws WorkbenchException {
         try (CactFile cact = CactFile.open(mini())) {
             CactModel model = CactModel.from(cact);
-            Edit edit = change.apply(model.geometry(), model.tensors());
+            Edit edit = change.apply(Geometry.of(model.geometry()), model.tensors());
             CactWriter.write(new CactModel(edit.geometry(), model.codebook(), edit.tensors()), target);
         }
         return target;

@@ -1,5 +1,6 @@
 package dev.needlewb.engine;
 
+import dev.needlewb.converter.v2.V2Header;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
@@ -27,7 +28,7 @@ public final class Engine implements AutoCloseable {
         this.file = file;
         this.ownsFile = ownsFile;
         this.options = options;
-        Geometry g = file.geometry();
+        Geometry g = Geometry.of(file.geometry());
         // A header kv_window of max_seq_len or more never binds: no window (Geometry.slidingWindow).
         this.window = options.window() == EngineOptions.FROM_HEADER ? g.slidingWindow() : options.window();
         this.maxPositions = options.maxPositions() == EngineOptions.FROM_HEADER ? g.maxSeqLen() : options.maxPositions();
@@ -36,7 +37,7 @@ public final class Engine implements AutoCloseable {
                     + ": the engine's int8 mode runs an 8-bit KV cache only");
         }
         if (options.mode() == NumericMode.INT8 && g.headDim() % 32 != 0) {
-            throw new FormatException(file.path(), CactFormat.OFF_HEAD_DIM, "head_dim " + g.headDim() + " is not a multiple of the int8 KV block 32");
+            throw new FormatException(file.path(), V2Header.OFF_HEAD_DIM, "head_dim " + g.headDim() + " is not a multiple of the int8 KV block 32");
         }
         this.weights = new ModelWeights(file);
         this.pool = new RowPool(options.threads());

@@ -32,7 +32,7 @@ class TensorLeavesTest {
     @BeforeAll
     static void load() throws WorkbenchException {
         try (CactFile cact = CactFile.open(Golden.mini("mini.cact"))) {
-            geometry = cact.geometry();
+            geometry = Geometry.of(cact.geometry());
             weights = WeightSources.fromCact(cact, false);
         }
         tree = WeightTargets.checkpoint(weights, new FlaxCheckpoint(FlaxCheckpoint.FORMAT_VERSION, new LinkedHashMap<>(), Map.of(), null, Map.of())).params();

@@ -89,7 +89,7 @@ class TorchPrefillTest {
 
     static dev.needlewb.core.v2.Geometry geometry() throws Exception {
         try (CactFile cact = CactFile.open(Golden.mini("mini.cact"))) {
-            return cact.geometry();
+            return dev.needlewb.core.v2.Geometry.of(cact.geometry());
         }
     }
 

@@ -2,7 +2,7 @@ package dev.needlewb.bench.cact;
 
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactWriter;
-import dev.needlewb.converter.names.ProbeHead;
+import dev.needlewb.converter.v2.ProbeHead;
 import dev.needlewb.converter.synth.SyntheticCact;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -3,6 +3,7 @@ package dev.needlewb.converter.cact;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.needlewb.converter.v2.V2Header;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.golden.Golden;
 import java.lang.foreign.MemorySegment;
@@ -31,7 +32,7 @@ class CactFileFuzzTest {
         byte[] original = Files.readAllBytes(Golden.mini("mini.cact"));
         byte[] buf = original.clone();
         ByteBuffer le = ByteBuffer.wrap(buf).order(ByteOrder.LITTLE_ENDIAN);
-        int directoryEnd = (int) CactFormat.recordOffset(111);
+        int directoryEnd = (int) V2Header.recordOffset(111);
         SplittableRandom rnd = new SplittableRandom(20_261_202);
         int parsed = 0;
         int rejected = 0;
@@ -51,7 +52,7 @@ class CactFileFuzzTest {
                     le.putInt(from, (int) INTERESTING[rnd.nextInt(INTERESTING.length)]);
                 }
                 case 3 -> { // directory field
-                    int rec = (int) CactFormat.recordOffset(rnd.nextInt(111));
+                    int rec = (int) V2Header.recordOffset(rnd.nextInt(111));
                     int[][] fields = {{0, 1}, {1, 1}, {2, 2}, {4, 4}, {8, 4}, {12, 4}, {16, 4}, {20, 8}, {28, 8}, {36, 4}, {40, 4}};
                     int[] f = fields[rnd.nextInt(fields.length)];
                     from = rec + f[0];
@@ -74,10 +75,10 @@ class CactFileFuzzTest {
                 CactFile f = CactFile.parse(MemorySegment.ofArray(buf).asSlice(0, length), null);
                 parsed++;
                 for (TensorRecord r : f.tensors()) {
-                    long rec = CactFormat.recordOffset(r.index());
+                    long rec = V2Header.recordOffset(r.index());
                     boolean touched = (from < rec + CactFormat.RECORD_BYTES && to > rec)
                             || (from < r.offset() + r.nbytes() && to > r.offset())
-                            || (from < CactFormat.DIRECTORY_OFFSET && (r.index() == 3 || r.index() == 1));
+                            || (from < V2Header.DIRECTORY_OFFSET && (r.index() == 3 || r.index() == 1));
                     if (touched && r.dtype() != CactDType.RAW) f.dequantize(r.index());
                 }
                 if (f.tokenizerBlob().toArray(ValueLayout.JAVA_BYTE).length != f.tensor(f.numTensors() - 1).nbytes()) {

@@ -35,7 +35,7 @@ class CactFileGoldenTest {
     @Test
     void headerMatchesUpstream() {
         JsonNode h = header.get("header");
-        Geometry g = file.geometry();
+        Geometry g = Geometry.of(file.geometry());
         assertThat(g).isEqualTo(Geometry.mini());
         assertThat(g.vocab()).isEqualTo(h.get("vocab_size").asInt());
         assertThat(g.dModel()).isEqualTo(h.get("d_model").asInt());

@@ -11,7 +11,7 @@ import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.converter.flax.FlaxCheckpointWriter;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.core.v2.Geometry;
-import dev.needlewb.converter.names.ProbeHead;
+import dev.needlewb.converter.v2.ProbeHead;
 import dev.needlewb.converter.safetensors.Safetensors;
 import dev.needlewb.converter.synth.SyntheticCact;
 import dev.needlewb.converter.synth.SyntheticTokenizerBlob;

@@ -8,7 +8,7 @@ import dev.needlewb.converter.cact.CactSummary.Counts;
 import dev.needlewb.converter.cact.CactSummary;
 import dev.needlewb.converter.cact.CactWriter;
 import dev.needlewb.core.v2.Geometry;
-import dev.needlewb.converter.names.ProbeHead;
+import dev.needlewb.converter.v2.ProbeHead;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -5,7 +5,7 @@ import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.convert.Format;
 import dev.needlewb.core.generation.ModelGeometry;
 import dev.needlewb.core.v2.Geometry;
-import dev.needlewb.reference.ReferenceModel;
+import dev.needlewb.engine.EngineGenerations;
 import dev.needlewb.reports.parity.Comparison;
 import dev.needlewb.reports.parity.EngineMode;
 import dev.needlewb.reports.parity.GeometryDifference;
@@ -106,6 +106,7 @@ final class ParityCommand implements Callable<Integer> {
         Geometry geometry;
         int[] ids;
         try (CactFile cact = CactFile.open(model)) {
+            EngineGenerations.require(cact);
             geometry = Geometry.of(cact.geometry());
             MemorySegment tokenizer = cact.tokenizerBlob();
             ids = input.resolve(tokenizer == null ? null : tokenizer.toArray(ValueLayout.JAVA_BYTE), null, geometry.vocab());
@@ -169,7 +170,7 @@ final class ParityCommand implements Callable<Integer> {
         ModelSource weights = torchWeights == null ? own : ModelSource.load(torchWeights, model);
         if (torchWeights != null) checkSameGeometry(geometry, weights.geometry());
         // One thread: parity is about the numbers, and one thread is the same work on any machine.
-        TorchModel loaded = TorchBackend.find().load(weights.geometry(), weights.flaxParams(), 1);
+        TorchModel loaded = TorchBackend.find().load(Geometry.of(weights.geometry()), weights.flaxParams(), 1);
         return () -> loaded;
     }
 

@@ -11,7 +11,7 @@ import dev.needlewb.engine.kernel.RowPool;
 import java.nio.file.Path;
 
 /**
- * A loaded model: the memory-mapped {@code .cact} viewed as packed weights, plus the run options
+ * A loaded Needle 2 model: the memory-mapped {@code .cact} viewed as packed weights, plus the run options
  * and the row-splitting thread pool. Loading reads the header and directory, widens the FP16
  * vectors, and builds views: no CQ matrix is ever dequantized. Sessions hold the per-sequence state.
  */
@@ -24,7 +24,8 @@ public final class Engine implements AutoCloseable {
     private final int window;
     private final int maxPositions;
 
-    private Engine(CactFile file, boolean ownsFile, EngineOptions options) throws WorkbenchException {
+    /** Needle 2's engine over {@code file}; reached through {@link EngineGenerations}. */
+    Engine(CactFile file, boolean ownsFile, EngineOptions options) throws WorkbenchException {
         this.file = file;
         this.ownsFile = ownsFile;
         this.options = options;
@@ -43,11 +44,11 @@ public final class Engine implements AutoCloseable {
         this.pool = new RowPool(options.threads());
     }
 
-    /** Maps {@code path} and loads it; {@link #close} unmaps. */
+    /** Maps {@code path} and loads it as its generation's engine; {@link #close} unmaps. */
     public static Engine open(Path path, EngineOptions options) throws WorkbenchException {
         CactFile file = CactFile.open(path);
         try {
-            return new Engine(file, true, options);
+            return EngineGenerations.of(file).load(file, true, options);
         } catch (WorkbenchException | RuntimeException e) {
             file.close();
             throw e;
@@ -56,7 +57,7 @@ public final class Engine implements AutoCloseable {
 
     /** Loads from an open file the caller keeps open (and closes) for the engine's lifetime. */
     public static Engine load(CactFile file, EngineOptions options) throws WorkbenchException {
-        return new Engine(file, false, options);
+        return EngineGenerations.of(file).load(file, false, options);
     }
 
     public Geometry geometry() {

@@ -2,6 +2,8 @@ package dev.needlewb.reference;
 
 import dev.needlewb.core.io.NpyArray;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.SequencedMap;
 
 /**
  * The cached decode path of upstream {@code decode._forward_cached}: an explicit KV cache of
@@ -15,7 +17,7 @@ import java.util.Arrays;
  * K/V row; {@code quant} (not upstream: the cached path has no fake quant) adds the A8 rounding.
  * Not stateless: one decoder per sequence.
  */
-public final class Decoder {
+public final class Decoder implements CachedDecoder {
     private final ReferenceModel model;
     private final KvCache cache;
     private final int[] history;
@@ -40,12 +42,14 @@ public final class Decoder {
     }
 
     /** Runs the prompt from position 0; the logits [T][vocab] of every prompt position. */
+    @Override
     public double[][] prefill(int[] tokens) {
         if (length != 0) throw new IllegalStateException("prefill on a decoder already at position " + length);
         return append(tokens);
     }
 
     /** Appends one token; the logits [vocab] after it. */
+    @Override
     public double[] step(int token) {
         return append(new int[] {token})[0];
     }
@@ -74,6 +78,15 @@ public final class Decoder {
 
     public int capacity() {
         return cache.capacity();
+    }
+
+    /** {@code kcache} ({@link #keys}) and {@code vcache} ({@link #values}). */
+    @Override
+    public SequencedMap<String, NpyArray> cache() {
+        SequencedMap<String, NpyArray> out = new LinkedHashMap<>();
+        out.put("kcache", keys());
+        out.put("vcache", values());
+        return out;
     }
 
     /** Cached keys of positions [0, length) as [layers, kv_heads, length, head_dim]. */

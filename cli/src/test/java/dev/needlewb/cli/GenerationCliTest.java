@@ -37,4 +37,21 @@ class GenerationCliTest {
         }
         assertThat(out).doesNotExist();
     }
+
+    @Test
+    void upstreamsNeedle3CheckpointIsRefusedByItsConfigNotByAMismatchedShape(@TempDir Path dir) throws Exception {
+        Path ckpt = Golden.v3mini("mini3.ckpt.pkl");
+        Path out = dir.resolve("out");
+        List<List<String>> commands = List.of(
+                List.of("names", "--geometry", ckpt.toString()),
+                List.of("reference", ckpt.toString(), "--tokens", "2,5,6", "--out", out.resolve("ref.npz").toString()),
+                List.of("convert", ckpt.toString(), "--to", out.resolve("mini3.safetensors").toString()));
+        for (List<String> args : commands) {
+            CliRun run = CliRun.of(args.toArray(String[]::new));
+            assertThat(run.exit()).as(args + ": " + run.err()).isEqualTo(Main.EXIT_USER_ERROR);
+            assertThat(run.err().strip()).as(args.getFirst()).doesNotContain("\n").isEqualTo("needle-wb: " + ckpt
+                    + ": the config has qk_head_dim, which marks a Needle 3 checkpoint: Needle 3 is not supported yet (this reader reads Needle 2's)");
+        }
+        assertThat(out).doesNotExist();
+    }
 }

@@ -3,10 +3,11 @@ package dev.needlewb.core.generation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The Needle generations the workbench knows, and the one place that maps a {@code .cact} tag
- * (the u32 at byte 0) to its generation. Upstream's own reader keeps the same map
+ * (the u32 at byte 0), or a checkpoint's config, to its generation. Upstream's own reader keeps the same map
  * ({@code {0x05E12A83: 2, 0x05E12A84: 3}}). Each module keeps a registry from a generation to
  * what it supplies for it; a generation a module has nothing for is refused there with one line.
  */
@@ -50,6 +51,16 @@ public enum Generation {
             if (g.tag == tag || g.isLegacyTag(tag)) return Optional.of(g);
         }
         return Optional.empty();
+    }
+
+    /**
+     * The generation of a training checkpoint from its config's keys: Needle 3's config has
+     * {@code qk_head_dim} (its writer saves every TransformerConfig field), Needle 2's has
+     * {@code attn_dim} instead (upstream Needle 3's load_checkpoint calls a config with attn_dim
+     * and no qk_head_dim Needle 2; run.py:34-37).
+     */
+    public static Generation ofCheckpointConfig(Set<String> configKeys) {
+        return configKeys.contains("qk_head_dim") ? NEEDLE3 : NEEDLE2;
     }
 
     /** {@code 0x05E12A83 (Needle 2), 0x05E12A82 (Needle 2, legacy header), 0x05E12A84 (Needle 3)}: for messages. */

@@ -37,7 +37,6 @@ public final class CactFile implements AutoCloseable {
     private final MemorySegment bytes;
     private final CactGeneration generation;
     private final ModelGeometry geometry;
-    private final int headerBytes;
     private final float[] codebook;
     private final List<TensorRecord> tensors;
     private final CactLayout layout;
@@ -49,7 +48,6 @@ public final class CactFile implements AutoCloseable {
         this.bytes = bytes;
         this.generation = v.generation();
         this.geometry = v.geometry();
-        this.headerBytes = v.headerBytes();
         this.codebook = v.codebook();
         this.tensors = List.copyOf(v.records());
         this.layout = v.layout();
@@ -92,11 +90,6 @@ public final class CactFile implements AutoCloseable {
     /** The header geometry, of the file's generation's own type. */
     public ModelGeometry geometry() {
         return geometry;
-    }
-
-    /** Bytes from the tag to the codebook (the generation's header size). */
-    public int headerBytes() {
-        return headerBytes;
     }
 
     public int numTensors() {

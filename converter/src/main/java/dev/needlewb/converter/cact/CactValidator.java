@@ -27,9 +27,9 @@ public final class CactValidator {
     /** A tag is the least a file must hold to be read at all. */
     private static final int TAG_BYTES = 4;
 
-    /** A validated file: its generation's support, geometry, header size, codebook, layout and records. */
-    public record Validated(CactGeneration generation, ModelGeometry geometry, int headerBytes, float[] codebook,
-            CactLayout layout, List<TensorRecord> records, int cqGroup) {}
+    /** A validated file: its generation's support, geometry, codebook, layout and records. */
+    public record Validated(CactGeneration generation, ModelGeometry geometry, float[] codebook, CactLayout layout,
+            List<TensorRecord> records, int cqGroup) {}
 
     private CactValidator() {}
 
@@ -77,7 +77,7 @@ public final class CactValidator {
         CactLayout layout = generation.layout(geometry, numTensors, b);
         DirectoryCheck directory = new DirectoryCheck(b, layout, (int) numTensors);
         List<TensorRecord> records = directory.run();
-        return new Validated(generation, geometry, headerBytes, codebook, layout, records, directory.cqGroup);
+        return new Validated(generation, geometry, codebook, layout, records, directory.cqGroup);
     }
 
     /** Checks every directory record against the layout, in file order. */

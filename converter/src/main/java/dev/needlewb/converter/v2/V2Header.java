@@ -28,25 +28,25 @@ public final class V2Header implements HeaderCodec {
     /** Where the directory starts. */
     public static final int DIRECTORY_OFFSET = (int) CactFormat.directoryOffset(HEADER_BYTES);
 
-    static final int OFF_VOCAB = 20;
-    static final int OFF_D_MODEL = 24;
-    static final int OFF_NUM_HEADS = 28;
-    static final int OFF_NUM_KV_HEADS = 32;
-    static final int OFF_NUM_LAYERS = 36;
+    public static final int OFF_VOCAB = 20;
+    public static final int OFF_D_MODEL = 24;
+    public static final int OFF_NUM_HEADS = 28;
+    public static final int OFF_NUM_KV_HEADS = 32;
+    public static final int OFF_NUM_LAYERS = 36;
     public static final int OFF_HEAD_DIM = 40;
-    static final int OFF_MAX_SEQ_LEN = 44;
-    static final int OFF_HADA_N = 48;
-    static final int OFF_MHC_LANES = 52;
-    static final int OFF_ENGRAM_SLOTS = 56;
-    static final int OFF_ENGRAM_SUB_DIM = 60;
-    static final int OFF_ENGRAM_TABLES = 64;
-    static final int OFF_CONV_TAPS = 68;
-    static final int OFF_CONV_DILATION = 72;
-    static final int OFF_NUM_ORDERS = 76;
-    static final int OFF_ORDERS = 80;
-    static final int OFF_NUM_SITES = 96;
+    public static final int OFF_MAX_SEQ_LEN = 44;
+    public static final int OFF_HADA_N = 48;
+    public static final int OFF_MHC_LANES = 52;
+    public static final int OFF_ENGRAM_SLOTS = 56;
+    public static final int OFF_ENGRAM_SUB_DIM = 60;
+    public static final int OFF_ENGRAM_TABLES = 64;
+    public static final int OFF_CONV_TAPS = 68;
+    public static final int OFF_CONV_DILATION = 72;
+    public static final int OFF_NUM_ORDERS = 76;
+    public static final int OFF_ORDERS = 80;
+    public static final int OFF_NUM_SITES = 96;
     public static final int OFF_SITES = 100;
-    static final int OFF_ROPE_THETA = 116;
+    public static final int OFF_ROPE_THETA = 116;
 
     private V2Header() {}
 

@@ -4,7 +4,7 @@ import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactModel;
 import dev.needlewb.converter.cact.CactWriter;
-import dev.needlewb.converter.names.ProbeHead;
+import dev.needlewb.converter.v2.ProbeHead;
 import dev.needlewb.converter.synth.SyntheticCact;
 import dev.needlewb.reports.inspect.InspectReport;
 import dev.needlewb.reports.report.InputFile;

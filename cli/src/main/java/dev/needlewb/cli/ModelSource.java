@@ -12,11 +12,12 @@ import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxTree;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.converter.flax.KvBudget;
+import dev.needlewb.core.generation.ModelGeometry;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
 import dev.needlewb.converter.names.NameMap;
 import dev.needlewb.converter.names.NameRow;
-import dev.needlewb.reference.ReferenceModel;
+import dev.needlewb.reference.ReferenceForward;
+import dev.needlewb.reference.ReferenceGenerations;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -24,16 +25,19 @@ import java.util.Map;
  * A model's weights as the reference reads them, from any format the converter knows: a checkpoint
  * (raw weights, its Flax parameter tree), a .cact (dequantized as upstream's read_export) or a
  * state dict (shapes and names from a .cact given with {@code like}). The latter two keep their
- * tensors in the .cact / PyTorch layout; their Flax tree is built only when asked for.
+ * tensors in the .cact / PyTorch layout; their Flax tree is built only when asked for. The
+ * reference over them is the one registered for their generation.
  */
 final class ModelSource {
-    private final Geometry geometry;
+    private final Path path;
+    private final ModelGeometry geometry;
     /** Null for a checkpoint. */
     private final ModelWeights weights;
     private final byte[] tokenizer;
     private Map<String, NpyArray> flaxParams;
 
-    private ModelSource(Geometry geometry, ModelWeights weights, Map<String, NpyArray> flaxParams, byte[] tokenizer) {
+    private ModelSource(Path path, ModelGeometry geometry, ModelWeights weights, Map<String, NpyArray> flaxParams, byte[] tokenizer) {
+        this.path = path;
         this.geometry = geometry;
         this.weights = weights;
         this.flaxParams = flaxParams;
@@ -46,7 +50,7 @@ final class ModelSource {
             case FLAX -> {
                 FlaxCheckpoint ckpt = FlaxCheckpointReader.read(model, false, nonFinite);
                 var config = ckpt.flaxConfig();
-                yield new ModelSource(config.toGeometry(KvBudget.effectiveWindow(config)), null, ckpt.params(), null);
+                yield new ModelSource(model, config.toGeometry(KvBudget.effectiveWindow(config)), null, ckpt.params(), null);
             }
             case CACT -> {
                 try (CactFile cact = CactFile.open(model, nonFinite)) {
@@ -60,7 +64,7 @@ final class ModelSource {
                     NameMap names = WeightSources.namesOf(cact);
                     ModelWeights w = WeightSources.fromStateDict(StateDictFiles.read(model, Format.of(model), nonFinite), names);
                     var tokenizer = cact.tokenizerBlob();
-                    yield fromWeights(cact.geometry(), tokenizer == null ? w : w.withTokenizer(tokenizer.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
+                    yield fromWeights(model, tokenizer == null ? w : w.withTokenizer(tokenizer.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
                 }
             }
         };
@@ -68,14 +72,14 @@ final class ModelSource {
 
     /** The weights of a .cact already read (dequantized as upstream's read_export). */
     static ModelSource of(CactFile cact) throws WorkbenchException {
-        return fromWeights(cact.geometry(), WeightSources.fromCact(cact, false));
+        return fromWeights(cact.path(), WeightSources.fromCact(cact, false));
     }
 
-    private static ModelSource fromWeights(Geometry geometry, ModelWeights w) {
-        return new ModelSource(geometry, w, null, w.tokenizer());
+    private static ModelSource fromWeights(Path model, ModelWeights w) {
+        return new ModelSource(model, w.names().geometry(), w, null, w.tokenizer());
     }
 
-    Geometry geometry() {
+    ModelGeometry geometry() {
         return geometry;
     }
 
@@ -84,9 +88,10 @@ final class ModelSource {
         return tokenizer == null ? null : tokenizer.clone();
     }
 
-    /** The float64 reference over these weights (from tensors directly, without the Flax tree's stacked copy). */
-    ReferenceModel reference() throws WorkbenchException {
-        return weights == null ? ReferenceModel.fromFlaxParams(flaxParams, geometry) : ReferenceModel.fromWeights(weights, geometry);
+    /** The float64 reference of the weights' generation (from tensors directly, without the Flax tree's stacked copy). */
+    ReferenceForward reference() throws WorkbenchException {
+        ReferenceGenerations.Loader loader = ReferenceGenerations.of(geometry.generation(), path);
+        return weights == null ? loader.fromFlaxParams(flaxParams, geometry) : loader.fromWeights(weights);
     }
 
     /** How many leaves the weights' Flax parameter tree has (without building it). */

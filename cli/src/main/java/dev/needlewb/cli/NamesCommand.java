@@ -5,7 +5,8 @@ import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.converter.convert.WeightSources;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
+import dev.needlewb.converter.v2.V2Names;
 import dev.needlewb.converter.names.BitsMap;
 import dev.needlewb.converter.names.NameMap;
 import dev.needlewb.reports.convert.NameTable;
@@ -47,10 +48,10 @@ final class NamesCommand implements Callable<Integer> {
     private NameMap load() throws WorkbenchException {
         switch (geometry.toLowerCase(Locale.ROOT)) {
             case "needle2" -> {
-                return NameMap.released(Geometry.needle2());
+                return V2Names.released(Geometry.needle2());
             }
             case "mini" -> {
-                return NameMap.released(Geometry.mini());
+                return V2Names.released(Geometry.mini());
             }
             default -> {
                 Path file = Path.of(geometry);

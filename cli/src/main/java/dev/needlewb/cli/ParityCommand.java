@@ -4,8 +4,9 @@ import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.convert.Format;
 import dev.needlewb.converter.finite.NonFinitePolicy;
-import dev.needlewb.core.model.Geometry;
-import dev.needlewb.reference.ReferenceModel;
+import dev.needlewb.core.generation.ModelGeometry;
+import dev.needlewb.core.v2.Geometry;
+import dev.needlewb.engine.EngineGenerations;
 import dev.needlewb.reports.parity.Comparison;
 import dev.needlewb.reports.parity.EngineMode;
 import dev.needlewb.reports.parity.GeometryDifference;
@@ -110,7 +111,8 @@ final class ParityCommand implements Callable<Integer> {
         ReportFiles.checkWritable(out);
 
         try (CactFile cact = CactFile.open(model, nonFinite.policy())) {
-            Geometry geometry = cact.geometry();
+            EngineGenerations.require(cact);
+            Geometry geometry = Geometry.of(cact.geometry());
             MemorySegment tokenizer = cact.tokenizerBlob();
             int[] ids = input.resolve(tokenizer == null ? null : tokenizer.toArray(ValueLayout.JAVA_BYTE), null, geometry.vocab());
             Window effective = checkLength(ids.length, geometry);
@@ -151,7 +153,7 @@ final class ParityCommand implements Callable<Integer> {
 
     /** Loads the weights the reference reads; --against only once its geometry is known to match MODEL's. */
     private ReferenceSide referenceSide(CactFile cact) throws WorkbenchException {
-        Geometry geometry = cact.geometry();
+        Geometry geometry = Geometry.of(cact.geometry());
         if (against != null && Format.of(against) == Format.CACT) {
             // A .cact's header tells its geometry before any weight is read.
             try (CactFile other = CactFile.open(against, NonFinitePolicy.ALLOW)) {
@@ -173,7 +175,7 @@ final class ParityCommand implements Callable<Integer> {
         ModelSource weights = torchWeights == null ? own : ModelSource.load(torchWeights, model, nonFinite.policy());
         if (torchWeights != null) checkSameGeometry(geometry, weights.geometry());
         // One thread: parity is about the numbers, and one thread is the same work on any machine.
-        TorchModel loaded = TorchBackend.find().load(weights.geometry(), weights.flaxParams(), 1);
+        TorchModel loaded = TorchBackend.find().load(Geometry.of(weights.geometry()), weights.flaxParams(), 1);
         return () -> loaded;
     }
 
@@ -205,7 +207,7 @@ final class ParityCommand implements Callable<Integer> {
         say.flush();
     }
 
-    private void checkSameGeometry(Geometry mine, Geometry theirs) throws WorkbenchException {
+    private void checkSameGeometry(Geometry mine, ModelGeometry theirs) throws WorkbenchException {
         String difference = GeometryDifference.of(mine, theirs);
         if (difference != null) {
             throw new WorkbenchException(against + ": geometry differs from " + model + " (" + difference + "); parity needs the same architecture");

@@ -4,10 +4,10 @@ import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.AtomicFileWriter;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.core.io.Npz;
-import dev.needlewb.reference.Decoder;
+import dev.needlewb.reference.CachedDecoder;
 import dev.needlewb.reference.ForwardOptions;
 import dev.needlewb.reference.NpyExport;
-import dev.needlewb.reference.ReferenceModel;
+import dev.needlewb.reference.ReferenceForward;
 import dev.needlewb.reference.Taps;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
@@ -92,7 +92,7 @@ final class ReferenceCommand implements Callable<Integer> {
         long t0 = System.nanoTime();
         ModelSource source = ModelSource.load(model, like, nonFinite.policy());
         int[] ids = input.resolve(source.tokenizer(), tokenizer, source.geometry().vocab());
-        ReferenceModel ref = source.reference();
+        ReferenceForward ref = source.reference();
         ForwardOptions options = ForwardOptions.DEFAULT.withQuant(quant).withInt8Kv(int8Kv);
         if (kvBits < 8) options = options.withKvBits(kvBits);
         if (window > 0) options = options.withWindow(window, sinks);
@@ -103,14 +103,13 @@ final class ReferenceCommand implements Callable<Integer> {
         arrays.put("tokens", NpyArray.ofInts(new int[] {ids.length}, ids));
         double[][] logits;
         if (cached) {
-            Decoder decoder = ref.decoder(ids.length, options);
+            CachedDecoder decoder = ref.decoder(ids.length, options);
             int p = Math.min(prefill, ids.length);
             logits = new double[ids.length][];
             double[][] first = decoder.prefill(java.util.Arrays.copyOf(ids, p));
             System.arraycopy(first, 0, logits, 0, p);
             for (int t = p; t < ids.length; t++) logits[t] = decoder.step(ids[t]);
-            arrays.put("kcache", decoder.keys());
-            arrays.put("vcache", decoder.values());
+            arrays.putAll(decoder.cache());
         } else {
             logits = ref.forward(ids, options);
         }
@@ -121,10 +120,8 @@ final class ReferenceCommand implements Callable<Integer> {
             arrays.put("hidden_states", NpyExport.cube(ref.hiddenStates(ids, plain)));
             arrays.put("hidden_cells", NpyExport.cube(ref.hiddenCells(ids, plain)));
         }
-        if (heads && ref.hasContrastiveHead()) arrays.put("contrastive", NpyExport.vector(ref.contrastive(ids, plain)));
         if (mtp && !ref.hasMtp()) throw new WorkbenchException(model + ": --mtp, but the model has no MTP branch (mtp_* parameters)");
-        if (mtp) arrays.put("mtp_logits", NpyExport.matrix(ref.mtpLogits(ids, plain)));
-        if (heads && ref.hasConfidenceHead()) arrays.put("confidence", NpyExport.scalar(ref.confidence(ids, plain)));
+        arrays.putAll(ref.extraOutputs(ids, plain, heads, mtp));
 
         AtomicFileWriter.write(out, ch -> {
             OutputStream os = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16);

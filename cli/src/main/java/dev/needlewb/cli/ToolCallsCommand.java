@@ -5,7 +5,7 @@ import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.core.tokenizer.Tokenizer;
 import dev.needlewb.reports.report.InputFile;
 import dev.needlewb.reports.report.Report;
-import dev.needlewb.reference.ReferenceModel;
+import dev.needlewb.reference.ReferenceForward;
 import dev.needlewb.reports.toolcalls.CaseEngines;
 import dev.needlewb.reports.toolcalls.ReferenceCaseEngine;
 import dev.needlewb.reports.toolcalls.ThresholdProfile;
@@ -112,7 +112,7 @@ final class ToolCallsCommand implements Callable<Integer> {
                 prepared.add(p);
             }
             ToolCallEval eval = new ToolCallEval(runner, cases, prepared, maxNew);
-            ReferenceModel reference = null;
+            ReferenceForward reference = null;
             if (against != null) {
                 ModelSource source = ModelSource.load(against, like != null ? like : model, nonFinite.policy());
                 if (!source.geometry().equals(cact.geometry())) {
@@ -120,7 +120,7 @@ final class ToolCallsCommand implements Callable<Integer> {
                 }
                 reference = source.reference();
             }
-            ReferenceModel referenceModel = reference;
+            ReferenceForward referenceModel = reference;
             long total = (long) cases.size() * names.size();
             long[] done = {0};
             List<ToolCallEval.EngineRun> runs;

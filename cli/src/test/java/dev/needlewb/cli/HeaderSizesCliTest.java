@@ -2,7 +2,7 @@ package dev.needlewb.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -5,7 +5,7 @@ import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactModel;
 import dev.needlewb.converter.cact.CactTensor;
 import dev.needlewb.converter.cact.CactWriter;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.golden.Golden;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
@@ -87,7 +87,7 @@ final class MiniVariants {
     private static Path rewrite(Path target, Change change) throws WorkbenchException {
         try (CactFile cact = CactFile.open(mini())) {
             CactModel model = CactModel.from(cact);
-            Edit edit = change.apply(model.geometry(), model.tensors());
+            Edit edit = change.apply(Geometry.of(model.geometry()), model.tensors());
             CactWriter.write(new CactModel(edit.geometry(), model.codebook(), edit.tensors()), target);
         }
         return target;

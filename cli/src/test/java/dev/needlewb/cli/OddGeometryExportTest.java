@@ -2,10 +2,10 @@ package dev.needlewb.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.needlewb.converter.v2.V2Header;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.converter.cact.CactModel;
 import dev.needlewb.converter.cact.CactTensor;
 import dev.needlewb.converter.cact.CactWriter;
@@ -18,7 +18,7 @@ import dev.needlewb.converter.flax.FlaxCheckpointWriter;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.converter.flax.KvBudget;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.golden.CqAudit;
 import dev.needlewb.golden.Golden;
 import dev.needlewb.golden.PythonProcess;
@@ -221,7 +221,7 @@ class OddGeometryExportTest {
     private static void assertSameAsExpected(Path ours, Path theirs, Path ckpt) throws Exception {
         ModelWeights source = WeightSources.fromCheckpoint(FlaxCheckpointReader.read(ckpt));
         try (CactFile o = CactFile.open(ours); CactFile t = CactFile.open(theirs)) {
-            int head = (int) CactFormat.recordOffset(t.numTensors());
+            int head = (int) V2Header.recordOffset(t.numTensors());
             assertThat(Arrays.copyOf(Files.readAllBytes(ours), head)).as("header, codebook and directory of " + ours.getFileName())
                     .isEqualTo(Arrays.copyOf(Files.readAllBytes(theirs), head));
             CqAudit audit = new CqAudit();
@@ -247,7 +247,7 @@ class OddGeometryExportTest {
         try (CactFile a = CactFile.open(exports.get(Case.CTX64_D96));
                 CactFile b = CactFile.open(exports.get(Case.CTX128_D320));
                 CactFile c = CactFile.open(exports.get(Case.CTX128_WINDOW100))) {
-            Geometry g = a.geometry();
+            Geometry g = Geometry.of(a.geometry());
             // kv_budget_window: per position 1 layer * (2*32 + 2*(32/32)*4) + 1 site * (96 + (96/32)*4) = 72 + 108
             // = 180 bytes; 12058624 // 180 = 66992 -> 66976 (multiple of 32); min(66976, 64) = 64; max(160, 64) = 160.
             assertThat(g.kvWindow()).isEqualTo(160);
@@ -267,7 +267,7 @@ class OddGeometryExportTest {
                     .containsExactly(4, 5, 3, 5, 3, 5);
             assertThat(a.tensor("layer00.q_proj").nbytes()).as("96 rows of 128 crumbs + 2 norms").isEqualTo(96 * (128 * 2 / 8 + 2 * 2));
 
-            Geometry h = b.geometry();
+            Geometry h = Geometry.of(b.geometry());
             // 2 * (2*320 + 2*10*4) = 1440 bytes, no sites; 12058624 // 1440 = 8374 -> 8352; min(8352, 128) = 128 -> 160
             assertThat(h.kvWindow()).isEqualTo(160);
             assertThat(h.hadaN()).isEqualTo(512);
@@ -279,7 +279,7 @@ class OddGeometryExportTest {
             // weight_bits of the config: embedding=4,mhc=4,default=3 (export.main)
             assertThat(bits(b, "embedding", "layer01.v_proj", "mhc_phi_pre")).containsExactly(4, 3, 4);
 
-            Geometry w = c.geometry();
+            Geometry w = Geometry.of(c.geometry());
             // budget 160 as above (2 * (192 + 24) + 2 * 108 = 648 bytes); effective_kv_window = min(160, 100)
             assertThat(w.kvWindow()).isEqualTo(100);
             assertThat(w.slidingWindow()).isEqualTo(100);
@@ -413,13 +413,13 @@ class OddGeometryExportTest {
             index = f.tensor("contrastive_head.proj").index();
         }
         // the empty contrastive_head.proj claims 2 bytes for its [0, 384] FP16 shape
-        java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong((int) CactFormat.recordOffset(index) + 28, 2);
+        java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong((int) V2Header.recordOffset(index) + 28, 2);
         Path broken = dir.resolve("broken.cact");
         Files.write(broken, bytes);
         CliRun run = CliRun.of("inspect", broken.toString());
         assertThat(run.exit()).isEqualTo(Main.EXIT_USER_ERROR);
         assertThat(run.err().strip()).doesNotContain("\n")
-                .contains("broken.cact: tensor " + index + " (contrastive_head.proj) at byte " + (CactFormat.recordOffset(index) + 28))
+                .contains("broken.cact: tensor " + index + " (contrastive_head.proj) at byte " + (V2Header.recordOffset(index) + 28))
                 .contains("nbytes 2, but FP16[0, 384]");
     }
 }

@@ -2,10 +2,10 @@ package dev.needlewb.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.needlewb.converter.v2.V2Header;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.golden.Golden;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -127,7 +127,7 @@ class StudyCommandsTest {
     void codebookCheckFailsOnAnAlteredHeaderAndNamesTheEntry(@TempDir Path dir) throws Exception {
         byte[] bytes = Files.readAllBytes(MINI);
         // The header codebook is cb2[4] | cb3[8] | cb4[16] floats; bump one ulp of cb4 entry 5.
-        int at = CactFormat.HEADER_BYTES + 4 * (4 + 8 + 5);
+        int at = V2Header.HEADER_BYTES + 4 * (4 + 8 + 5);
         ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(at, b.getInt(at) + 1);
         Path altered = dir.resolve("altered.cact");

@@ -1,6 +1,6 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.engine.kernel.Lanes;
 import dev.needlewb.engine.layer.Arithmetic;
 import dev.needlewb.engine.layer.Engram;

@@ -1,17 +1,18 @@
 package dev.needlewb.engine;
 
+import dev.needlewb.converter.v2.V2Header;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactFormat;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.engine.kernel.RowPool;
 import dev.needlewb.engine.layer.KvCache;
 import java.nio.file.Path;
 
 /**
- * A loaded model: the {@code .cact} (copied into memory) viewed as packed weights, plus the run options
+ * A loaded Needle 2 model: the {@code .cact} (copied into memory) viewed as packed weights, plus the run options
  * and the row-splitting thread pool. Loading reads the header and directory, widens the FP16
  * vectors, and builds views: no CQ matrix is ever dequantized. Sessions hold the per-sequence state.
  */
@@ -24,11 +25,12 @@ public final class Engine implements AutoCloseable {
     private final int window;
     private final int maxPositions;
 
-    private Engine(CactFile file, boolean ownsFile, EngineOptions options) throws WorkbenchException {
+    /** Needle 2's engine over {@code file}; reached through {@link EngineGenerations}. */
+    Engine(CactFile file, boolean ownsFile, EngineOptions options) throws WorkbenchException {
         this.file = file;
         this.ownsFile = ownsFile;
         this.options = options;
-        Geometry g = file.geometry();
+        Geometry g = Geometry.of(file.geometry());
         // A header kv_window of max_seq_len or more never binds: no window (Geometry.slidingWindow).
         this.window = options.window() == EngineOptions.FROM_HEADER ? g.slidingWindow() : options.window();
         int asked = options.maxPositions() == EngineOptions.FROM_HEADER ? g.maxSeqLen() : options.maxPositions();
@@ -43,11 +45,11 @@ public final class Engine implements AutoCloseable {
         this.pool = new RowPool(options.threads());
     }
 
-    /** Reads {@code path} into memory and loads it; {@link #close} frees it. */
+    /** Reads {@code path} into memory and loads it as its generation's engine; {@link #close} frees it. */
     public static Engine open(Path path, EngineOptions options) throws WorkbenchException {
         CactFile file = CactFile.open(path);
         try {
-            return new Engine(file, true, options);
+            return EngineGenerations.of(file).load(file, true, options);
         } catch (WorkbenchException | RuntimeException e) {
             file.close();
             throw e;
@@ -56,7 +58,7 @@ public final class Engine implements AutoCloseable {
 
     /** Loads from an open file the caller keeps open (and closes) for the engine's lifetime. */
     public static Engine load(CactFile file, EngineOptions options) throws WorkbenchException {
-        return new Engine(file, false, options);
+        return EngineGenerations.of(file).load(file, false, options);
     }
 
     public Geometry geometry() {

@@ -1,16 +1,16 @@
 package dev.needlewb.engine;
 
-import static dev.needlewb.converter.names.ModelTensor.*;
+import static dev.needlewb.converter.v2.ModelTensor.*;
 
+import dev.needlewb.converter.v2.V2Header;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.cq.CqNibbles;
 import dev.needlewb.converter.cq.InvalidCodeException;
-import dev.needlewb.core.model.Geometry;
-import dev.needlewb.converter.names.TensorName;
+import dev.needlewb.core.v2.Geometry;
+import dev.needlewb.converter.v2.TensorName;
 import dev.needlewb.engine.kernel.Activation;
 import dev.needlewb.engine.kernel.CodeLayout;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
@@ -38,10 +38,10 @@ final class ModelWeights {
 
     ModelWeights(CactFile file) throws FormatException {
         this.file = file;
-        this.g = file.geometry();
+        this.g = Geometry.of(file.geometry());
         int repeated = g.repeatedSite();
         if (repeated >= 0) {
-            throw new FormatException(file.path(), CactFormat.OFF_SITES + 4L * repeated, "engram site " + repeated + " repeats layer "
+            throw new FormatException(file.path(), V2Header.OFF_SITES + 4L * repeated, "engram site " + repeated + " repeats layer "
                     + g.engramSites()[repeated] + ": the engine injects one site per layer (upstream adds both)");
         }
         embedding = cq(EMBEDDING.single(), kernelBits(EMBEDDING.single()));

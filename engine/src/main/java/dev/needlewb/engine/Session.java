@@ -1,6 +1,6 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.engine.kernel.Activation;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.engine.kernel.PackedCqMatrix;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.needlewb.converter.cact.CactWriter;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.synth.SyntheticCact;
 import dev.needlewb.converter.synth.SyntheticTokenizerBlob;
 import dev.needlewb.engine.kernel.NumericMode;

@@ -1,6 +1,6 @@
 package dev.needlewb.reference;
 
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 
 /**
  * Grouped-query attention of one Block for positions [pos, pos + count): projections, per-head

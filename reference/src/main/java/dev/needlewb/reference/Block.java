@@ -1,6 +1,6 @@
 package dev.needlewb.reference;
 
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 
 /**
  * One transformer Block after its engram injection: pre-norm attention, post norm, sigmoid-gated

@@ -1,7 +1,7 @@
 package dev.needlewb.reference;
 
 import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 
 /** The weights of one transformer Block: attention with its norms, the gate, the Hadamard MLP. */
 record BlockWeights(

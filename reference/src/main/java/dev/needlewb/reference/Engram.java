@@ -1,7 +1,7 @@
 package dev.needlewb.reference;
 
 import dev.needlewb.core.model.EngramHash;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 
 /**
  * The key and value an engram site injects at positions [pos, pos + count): hashed table rows

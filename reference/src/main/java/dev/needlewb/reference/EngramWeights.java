@@ -1,7 +1,7 @@
 package dev.needlewb.reference;
 
 import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 
 /** One engram site: tables [tables, slots, sub_dim], key/value projections, conv taps [taps, d]. */
 record EngramWeights(double[] tables, Matrix key, Matrix value, double[] taps) {

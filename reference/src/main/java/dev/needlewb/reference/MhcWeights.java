@@ -1,7 +1,7 @@
 package dev.needlewb.reference;
 
 import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 
 /**
  * The mHC lane mixing of one layer. {@code phi} holds phi_pre | phi_post | phi_res side by side

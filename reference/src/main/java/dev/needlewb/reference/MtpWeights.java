@@ -1,7 +1,7 @@
 package dev.needlewb.reference;
 
 import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 
 /** The multi-token-prediction branch of training checkpoints ({@code mtp_*}); never exported to .cact. */
 record MtpWeights(Matrix combine, BlockWeights block, double[] embNorm, double[] finalNorm) {

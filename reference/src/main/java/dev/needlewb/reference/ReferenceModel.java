@@ -3,16 +3,18 @@ package dev.needlewb.reference;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.SequencedMap;
 
 /**
- * The float64 reference of upstream Needle: {@code SimpleAttentionNetwork} (full sequence, with
+ * The float64 reference of upstream Needle 2: {@code SimpleAttentionNetwork} (full sequence, with
  * {@code quant} False or True), {@code hidden_states}, {@code hidden_cells}, the probe heads, the MTP
  * branch, and (through {@link #decoder}) the cached decode path of {@code decode._forward_cached}.
  * Thread-safe: every call allocates its own state.
  */
-public final class ReferenceModel {
+public final class ReferenceModel implements ReferenceForward {
     /** Token id 0 is PAD: hidden by the padding mask and by probe pooling. */
     public static final int PAD_ID = 0;
 
@@ -50,8 +52,15 @@ public final class ReferenceModel {
         return new ReferenceModel(geometry, ReferenceWeights.read(new FlaxParams(new TensorLeaves(weights)), geometry));
     }
 
+    @Override
     public Geometry geometry() {
         return g;
+    }
+
+    /** kv_window when it is below max_seq_len ({@link Geometry#slidingWindow}). */
+    @Override
+    public int headerWindow() {
+        return g.slidingWindow();
     }
 
     public boolean hasContrastiveHead() {
@@ -62,6 +71,7 @@ public final class ReferenceModel {
         return w.confidence() != null;
     }
 
+    @Override
     public boolean hasMtp() {
         return w.mtp() != null;
     }
@@ -72,6 +82,7 @@ public final class ReferenceModel {
     }
 
     /** LM logits [T][vocab] of {@code SimpleAttentionNetwork.__call__} under {@code options}. */
+    @Override
     public double[][] forward(int[] tokens, ForwardOptions options) {
         checkTokens(tokens);
         RunSettings s = RunSettings.of(options);
@@ -83,6 +94,7 @@ public final class ReferenceModel {
      * Upstream {@code hidden_states}: the mean over lanes after each layer, [layers][T][d]
      * (upstream always runs it with quant=False and the causal mask; {@code options} may change that).
      */
+    @Override
     public double[][][] hiddenStates(int[] tokens, ForwardOptions options) {
         checkTokens(tokens);
         double[][] means = new double[g.numLayers()][];
@@ -96,6 +108,7 @@ public final class ReferenceModel {
      * Upstream {@code hidden_cells}: per position {@code [x0, lane mean after layer 1..L]}, [T][L+1][d],
      * under the causal AND padding mask (plus the window and sinks of {@code options}).
      */
+    @Override
     public double[][][] hiddenCells(int[] tokens, ForwardOptions options) {
         checkTokens(tokens);
         int t = tokens.length;
@@ -159,7 +172,22 @@ public final class ReferenceModel {
         return logits(Norms.zcnRows(m, t, d, mtp.finalNorm()), t, 0, s, "mtp.");
     }
 
+    /**
+     * The contrastive vector (with {@code heads}, when the weights have the head), the MTP logits
+     * (with {@code mtp}) and the confidence logit (with {@code heads}, when present), in that order.
+     */
+    @Override
+    public SequencedMap<String, NpyArray> extraOutputs(int[] tokens, ForwardOptions options, boolean heads, boolean mtp)
+            throws WorkbenchException {
+        SequencedMap<String, NpyArray> out = new LinkedHashMap<>();
+        if (heads && hasContrastiveHead()) out.put("contrastive", NpyExport.vector(contrastive(tokens, options)));
+        if (mtp) out.put("mtp_logits", NpyExport.matrix(mtpLogits(tokens, options)));
+        if (heads && hasConfidenceHead()) out.put("confidence", NpyExport.scalar(confidence(tokens, options)));
+        return out;
+    }
+
     /** A cached decoder of at most {@code capacity} positions (see {@link Decoder}). */
+    @Override
     public Decoder decoder(int capacity, ForwardOptions options) {
         return new Decoder(this, capacity, options);
     }

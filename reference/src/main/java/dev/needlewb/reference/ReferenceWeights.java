@@ -2,7 +2,7 @@ package dev.needlewb.reference;
 
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.convert.ParallelTensors;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import java.util.List;
 
 /** Every weight the reference reads, widened to float64, checked against the geometry. */

@@ -1,6 +1,6 @@
 package dev.needlewb.reference;
 
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 
 /**
  * The mHC stack (upstream {@code Stack} / the layer loop of {@code decode._forward_cached}) for

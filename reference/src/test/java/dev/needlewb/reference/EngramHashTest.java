@@ -3,7 +3,7 @@ package dev.needlewb.reference;
 import dev.needlewb.core.model.EngramHash;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Path;
 import java.util.Arrays;

@@ -10,7 +10,7 @@ import dev.needlewb.converter.convert.WeightSources;
 import dev.needlewb.converter.convert.WeightTargets;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.names.NameRow;
 import dev.needlewb.converter.names.Transform;
 import dev.needlewb.golden.Golden;
@@ -32,7 +32,7 @@ class TensorLeavesTest {
     @BeforeAll
     static void load() throws WorkbenchException {
         try (CactFile cact = CactFile.open(Golden.mini("mini.cact"))) {
-            geometry = cact.geometry();
+            geometry = Geometry.of(cact.geometry());
             weights = WeightSources.fromCact(cact, false);
         }
         tree = WeightTargets.checkpoint(weights, new FlaxCheckpoint(FlaxCheckpoint.FORMAT_VERSION, new LinkedHashMap<>(), Map.of(), null, Map.of())).params();

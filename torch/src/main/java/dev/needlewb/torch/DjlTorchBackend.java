@@ -5,7 +5,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.pytorch.jni.JniUtils;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.engine.torch.TorchBackend;
 import dev.needlewb.engine.torch.TorchModel;
 import java.util.Map;

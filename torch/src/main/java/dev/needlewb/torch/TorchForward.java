@@ -7,7 +7,7 @@ import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import dev.needlewb.core.model.EngramHash;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.engine.TapSink;
 import dev.needlewb.engine.torch.TorchModel;
 

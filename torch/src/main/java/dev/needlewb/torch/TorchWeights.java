@@ -4,7 +4,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 
 /**
  * Every weight the forward reads, as float32 tensors under one manager (the reference's parameter

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.TensorRecord;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,7 +72,7 @@ class GeometrySweepTest {
                 }
             }
             try (CactFile f = CactFile.open(Path.of(g.path("model").asText()))) {
-                var geometry = f.geometry();
+                var geometry = Geometry.of(f.geometry());
                 headDims.add(geometry.headDim());
                 dOdd |= geometry.dModel() % 16 != 0;
                 attnBelowD |= geometry.qDim() < geometry.dModel();

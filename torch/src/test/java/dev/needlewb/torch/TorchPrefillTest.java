@@ -87,9 +87,9 @@ class TorchPrefillTest {
         return JSON.convertValue(Golden.json(Golden.mini("sequences.json")).at("/" + name + "/tokens"), int[].class);
     }
 
-    static dev.needlewb.core.model.Geometry geometry() throws Exception {
+    static dev.needlewb.core.v2.Geometry geometry() throws Exception {
         try (CactFile cact = CactFile.open(Golden.mini("mini.cact"))) {
-            return cact.geometry();
+            return dev.needlewb.core.v2.Geometry.of(cact.geometry());
         }
     }
 

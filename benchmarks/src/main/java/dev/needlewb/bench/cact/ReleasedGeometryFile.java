@@ -1,10 +1,10 @@
 package dev.needlewb.bench.cact;
 
 import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.cact.CactModel;
 import dev.needlewb.converter.cact.CactWriter;
-import dev.needlewb.converter.names.ProbeHead;
+import dev.needlewb.converter.v2.ProbeHead;
 import dev.needlewb.converter.synth.SyntheticCact;
 import dev.needlewb.converter.synth.SyntheticTokenizerBlob;
 import java.io.IOException;

@@ -11,7 +11,7 @@ import dev.needlewb.converter.flax.FlaxCheckpointWriter;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.converter.flax.FlaxParamShapes;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.converter.names.ProbeHead;
+import dev.needlewb.converter.v2.ProbeHead;
 import dev.needlewb.converter.synth.SyntheticCact;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
 package dev.needlewb.bench.reference;
 
 import dev.needlewb.bench.Fork;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.reference.Decoder;
 import dev.needlewb.reference.ForwardOptions;
 import dev.needlewb.reference.ReferenceModel;

@@ -1,15 +1,15 @@
 package dev.needlewb.converter.cact;
 
 import dev.needlewb.converter.cq.CqCodebooks;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.generation.ModelGeometry;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * An in-memory {@code .cact}: geometry (with kv_window, kv_bits), the 28 header codebook floats
+ * An in-memory {@code .cact}: geometry of its generation (with kv_window, kv_bits), the 28 header codebook floats
  * and the tensors in canonical order. {@link CactWriter} turns it into the canonical byte layout.
  */
-public record CactModel(Geometry geometry, float[] codebook, List<CactTensor> tensors) {
+public record CactModel(ModelGeometry geometry, float[] codebook, List<CactTensor> tensors) {
 
     public CactModel {
         if (codebook.length != CqCodebooks.HEADER_LENGTH) {

@@ -1,11 +1,8 @@
 package dev.needlewb.converter.cact;
 
 import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.converter.cq.CqCodebooks;
 import dev.needlewb.core.io.FileOutput;
-import dev.needlewb.core.model.Geometry;
-import dev.needlewb.converter.names.ModelTensor;
-import dev.needlewb.converter.names.ProbeHead;
+import dev.needlewb.core.generation.ModelGeometry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,15 +10,14 @@ import java.nio.ByteOrder;
 import java.nio.channels.Channels;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * Writes a {@link CactModel} in the canonical layout upstream produces: header {@code <29If},
+ * Writes a {@link CactModel} in the canonical layout upstream produces: its generation's header,
  * codebook, 44-byte records {@code <BBHIIIIQQII}, each blob at the next 64-byte boundary with
- * zero padding, the file ending at the last blob. The model must follow {@link CactLayout}
- * (names, dtypes, shapes) and each blob must have the size its record implies.
+ * zero padding, the file ending at the last blob. The model must follow its generation's
+ * {@link CactLayout} (names, dtypes, shapes) and each blob must have the size its record implies.
  */
 public final class CactWriter {
     private CactWriter() {}
@@ -54,26 +50,16 @@ public final class CactWriter {
         writeTo(model, plan(model), out);
     }
 
-    /** Checks the model against the layout and returns each blob's offset. */
+    /** Checks the model against its generation's rules and layout and returns each blob's offset. */
     private static long[] plan(CactModel model) throws WorkbenchException {
-        Geometry g = model.geometry();
-        GeometryRules.Violation v = GeometryRules.check(g);
-        if (v != null) throw new WorkbenchException("cannot write .cact: geometry: " + v.problem());
+        ModelGeometry g = model.geometry();
+        CactGeneration generation = CactGenerations.of(g.generation());
+        String problem = generation.header().problem(g);
+        if (problem != null) throw new WorkbenchException("cannot write .cact: geometry: " + problem);
         List<CactTensor> ts = model.tensors();
-        CactLayout.Extras extras = CactLayout.extras(g, ts.size());
-        if (extras == null) {
-            throw new WorkbenchException("cannot write .cact: " + ts.size() + " tensors fit no layout of " + g);
-        }
-        List<ProbeHead> headList = new ArrayList<>();
-        for (ProbeHead h : ProbeHead.values()) {
-            if (model.tensor(ModelTensor.HEAD_PROBES.at(h).name()) != null) headList.add(h);
-        }
-        CactLayout layout = CactLayout.of(g, headList, extras.tokenizer());
-        if (layout.size() != ts.size()) {
-            throw new WorkbenchException("cannot write .cact: head tensors do not match " + extras.heads() + " probe heads");
-        }
+        CactLayout layout = generation.layout(model);
         long[] offsets = new long[ts.size()];
-        long end = CactFormat.recordOffset(ts.size());
+        long end = CactFormat.recordOffset(generation.header().headerBytes(), ts.size());
         int group = 0;
         for (int i = 0; i < ts.size(); i++) {
             CactTensor t = ts.get(i);
@@ -105,9 +91,10 @@ public final class CactWriter {
 
     private static void writeTo(CactModel model, long[] offsets, WritableByteChannel out) throws IOException {
         List<CactTensor> ts = model.tensors();
-        ByteBuffer head = ByteBuffer.allocate(CactFormat.DIRECTORY_OFFSET + ts.size() * CactFormat.RECORD_BYTES)
+        HeaderCodec codec = CactGenerations.of(model.geometry().generation()).header();
+        ByteBuffer head = ByteBuffer.allocate((int) CactFormat.recordOffset(codec.headerBytes(), ts.size()))
                 .order(ByteOrder.LITTLE_ENDIAN);
-        header(head, model.geometry(), ts.size());
+        codec.write(head, model.geometry(), ts.size());
         for (float f : model.codebook()) head.putFloat(f);
         for (int i = 0; i < ts.size(); i++) {
             CactTensor t = ts.get(i);
@@ -126,21 +113,6 @@ public final class CactWriter {
             writeFully(out, ts.get(i).data().asByteBuffer());
             pos = offsets[i] + ts.get(i).data().byteSize();
         }
-    }
-
-    private static void header(ByteBuffer b, Geometry g, int numTensors) {
-        b.putInt(CactFormat.TAG).putInt(numTensors).putInt(CqCodebooks.HEADER_LENGTH)
-                .putInt(g.kvWindow()).putInt(g.kvBits()).putInt(g.vocab()).putInt(g.dModel()).putInt(g.numHeads())
-                .putInt(g.numKvHeads()).putInt(g.numLayers()).putInt(g.headDim()).putInt(g.maxSeqLen()).putInt(g.hadaN())
-                .putInt(g.mhcLanes()).putInt(g.engramSlots()).putInt(g.engramSubDim()).putInt(g.numEngramTables())
-                .putInt(g.engramConvTaps()).putInt(g.engramConvDilation());
-        int[] orders = g.engramOrders();
-        b.putInt(orders.length);
-        for (int i = 0; i < 4; i++) b.putInt(i < orders.length ? orders[i] : 0);
-        int[] sites = g.engramSites();
-        b.putInt(sites.length);
-        for (int i = 0; i < 4; i++) b.putInt(i < sites.length ? sites[i] : 0);
-        b.putFloat(g.ropeTheta());
     }
 
     private static void writeFully(WritableByteChannel out, ByteBuffer b) throws IOException {

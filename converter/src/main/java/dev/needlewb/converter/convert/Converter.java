@@ -4,6 +4,7 @@ import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactFormat;
+import dev.needlewb.converter.cact.CactGenerations;
 import dev.needlewb.converter.cact.CactWriter;
 import dev.needlewb.converter.cact.TensorBytes;
 import dev.needlewb.converter.cact.TensorRecord;
@@ -23,6 +24,7 @@ import dev.needlewb.converter.names.NameMap;
 import dev.needlewb.converter.names.NameRow;
 import dev.needlewb.converter.names.Storage;
 import dev.needlewb.converter.names.Transform;
+import dev.needlewb.converter.v2.V2Names;
 import dev.needlewb.core.tokenizer.SentencePieceModel;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -166,7 +168,7 @@ public final class Converter {
                 case TORCH, SAFETENSORS -> {
                     StateDict dict = StateDictFiles.read(request.input(), from, nonFinite);
                     NameMap names = base != null ? WeightSources.namesOf(base)
-                            : NameMap.of(meta.flaxConfig(), WeightSources.partsOf(dict.tensors().keySet()), KvBudget.effectiveWindow(meta.flaxConfig()));
+                            : V2Names.of(meta.flaxConfig(), V2Names.partsOf(dict.tensors().keySet()), KvBudget.effectiveWindow(meta.flaxConfig()));
                     weights = WeightSources.fromStateDict(dict, names);
                 }
             }
@@ -210,7 +212,8 @@ public final class Converter {
             if (to == Format.CACT) {
                 BitsMap bits = base == null ? bits() : null;
                 List<NameRow> cactRows = weights.names().cactRows();
-                long end = CactFormat.recordOffset(cactRows.size());
+                int headerBytes = CactGenerations.of(weights.names().geometry().generation()).header().headerBytes();
+                long end = CactFormat.recordOffset(headerBytes, cactRows.size());
                 for (int i = 0; i < cactRows.size(); i++) {
                     NameRow row = cactRows.get(i);
                     String q;

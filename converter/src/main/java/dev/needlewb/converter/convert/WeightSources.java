@@ -3,21 +3,17 @@ package dev.needlewb.converter.convert;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.converter.flax.FlaxParamShapes;
 import dev.needlewb.converter.flax.KvBudget;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.converter.names.HeadShape;
-import dev.needlewb.converter.names.ModelTensor;
 import dev.needlewb.converter.names.NameMap;
 import dev.needlewb.converter.names.NameRow;
-import dev.needlewb.converter.names.ProbeHead;
 import dev.needlewb.converter.names.Transform;
+import dev.needlewb.converter.v2.V2Names;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,20 +24,15 @@ import java.util.SequencedMap;
 public final class WeightSources {
     private WeightSources() {}
 
-    /** The name map of a checkpoint: its config, the optional parts it carries, the exporter's KV window. */
+    /** The name map of a (Needle 2) checkpoint: its config, the optional parts it carries, the exporter's KV window. */
     public static NameMap namesOf(FlaxCheckpoint ckpt) throws WorkbenchException {
         FlaxConfig config = ckpt.flaxConfig();
-        return NameMap.of(config, FlaxParamShapes.Parts.presentIn(ckpt.params().keySet()), KvBudget.effectiveWindow(config));
+        return V2Names.of(config, FlaxParamShapes.Parts.presentIn(ckpt.params().keySet()), KvBudget.effectiveWindow(config));
     }
 
-    /** The name map of a {@code .cact}: its geometry, its probe heads as stored, its tokenizer if any; no checkpoint-only leaves. */
+    /** The name map of a {@code .cact} from its generation: its geometry and the optional parts it stores; no checkpoint-only leaves. */
     public static NameMap namesOf(CactFile file) {
-        List<HeadShape> heads = new ArrayList<>();
-        for (ProbeHead h : ProbeHead.values()) {
-            TensorRecord probes = file.tensor(ModelTensor.HEAD_PROBES.at(h).name());
-            if (probes != null) heads.add(new HeadShape(h, (int) probes.dim(0), (int) file.tensor(ModelTensor.HEAD_PROJ.at(h).name()).dim(0)));
-        }
-        return NameMap.of(file.geometry(), heads, new LinkedHashMap<>(), file.hasTokenizer());
+        return file.generation().names(file);
     }
 
     /** A checkpoint's weights in .cact layout (dtype kept), plus its checkpoint-only leaves. */
@@ -103,16 +94,5 @@ public final class WeightSources {
             out.put(row.name(), a);
         }
         return new ModelWeights(names, out, null);
-    }
-
-    /** The parts (heads, MTP) a state dict's keys imply. */
-    public static FlaxParamShapes.Parts partsOf(Iterable<String> torchKeys) {
-        boolean contrastive = false, confidence = false, mtp = false;
-        for (String k : torchKeys) {
-            contrastive |= k.startsWith("contrastive_head.");
-            confidence |= k.startsWith("confidence_head.");
-            mtp |= k.startsWith("mtp.");
-        }
-        return new FlaxParamShapes.Parts(contrastive, confidence, mtp);
     }
 }

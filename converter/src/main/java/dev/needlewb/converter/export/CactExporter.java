@@ -3,6 +3,7 @@ package dev.needlewb.converter.export;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFormat;
+import dev.needlewb.converter.cact.CactGenerations;
 import dev.needlewb.converter.cact.CactModel;
 import dev.needlewb.converter.cact.CactTensor;
 import dev.needlewb.converter.convert.ModelWeights;
@@ -14,7 +15,7 @@ import dev.needlewb.converter.cq.CqQuantizer;
 import dev.needlewb.converter.cq.Fwht;
 import dev.needlewb.converter.cq.codebook.Codebooks;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.generation.ModelGeometry;
 import dev.needlewb.converter.names.BitsMap;
 import dev.needlewb.converter.names.NameMap;
 import dev.needlewb.converter.names.NameRow;
@@ -31,7 +32,8 @@ import java.util.function.IntConsumer;
  * canonical tensor order of the name map, CQ matrices at the bits map's width in groups of 128
  * or 64 ({@code build_export(group=...)}; header codebook of that group), every other tensor float16 (round to nearest even), a
  * {@code heads.manifest} of the heads present, the contrastive bias as zeros when the source has
- * none, and the tokenizer blob last. Geometry and kv_window come from the name map.
+ * none, and the tokenizer blob last. Geometry and kv_window come from the name map; the
+ * tokenizer rule and (in the writer) the header from the geometry's generation.
  */
 public final class CactExporter {
     /** Upstream's CQ group: build_export's default, which export.main never changes. */
@@ -56,12 +58,12 @@ public final class CactExporter {
             throw new WorkbenchException("CQ group " + group + ": the workbench writes groups " + Arrays.toString(CactFormat.GROUPS));
         }
         NameMap names = w.names();
-        Geometry g = names.geometry();
+        ModelGeometry g = names.geometry();
         byte[] tokenizer = w.tokenizer();
         // export.main always passes get_tokenizer(config.vocab_size); only the build_export API
         // writes a file without one, which the reader accepts (a base without one keeps none)
         if (tokenizer == null) throw new WorkbenchException("a .cact needs a tokenizer: pass --tokenizer tok.model or FILE.cact");
-        checkTokenizer(tokenizer, g);
+        CactGenerations.of(g.generation()).checkTokenizer(tokenizer, g);
         List<NameRow> rows = names.cactRows();
         List<Encoded> done = ParallelTensors.map(rows, i -> encode(w, rows.get(i), bits, group, tokenizer), progress);
         List<CactTensor> tensors = new ArrayList<>();
@@ -163,8 +165,9 @@ public final class CactExporter {
     private static float[] fp16Source(ModelWeights w, NameRow row, NameMap names) {
         return switch (row.transform()) {
             case DERIVED -> {
-                float[] codes = new float[names.heads().size()];
-                for (int i = 0; i < codes.length; i++) codes[i] = names.heads().get(i).head().code();
+                int[] manifest = names.manifestCodes();
+                float[] codes = new float[manifest.length];
+                for (int i = 0; i < codes.length; i++) codes[i] = manifest[i];
                 yield codes;
             }
             case ZERO_FILL -> {
@@ -173,13 +176,6 @@ public final class CactExporter {
             }
             default -> w.tensor(row).asFloats();
         };
-    }
-
-    /** Upstream's _pack_cact refuses a tokenizer whose vocabulary differs from the config's. */
-    private static void checkTokenizer(byte[] blob, Geometry g) throws WorkbenchException {
-        if (blob.length < 4) throw new WorkbenchException("tokenizer blob has " + blob.length + " bytes");
-        long pieces = ByteBuffer.wrap(blob).order(ByteOrder.LITTLE_ENDIAN).getInt(0) & 0xFFFFFFFFL;
-        if (pieces != g.vocab()) throw new WorkbenchException("tokenizer vocab " + pieces + " != model vocab " + g.vocab());
     }
 
     static long[] longs(int[] shape) {

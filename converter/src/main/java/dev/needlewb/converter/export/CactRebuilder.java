@@ -14,7 +14,7 @@ import dev.needlewb.converter.cq.CqBlob;
 import dev.needlewb.converter.cq.CqPacking;
 import dev.needlewb.converter.cq.CqQuantizer;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.generation.ModelGeometry;
 import dev.needlewb.converter.names.NameRow;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -37,7 +37,7 @@ public final class CactRebuilder {
 
     /** @param w weights read against {@code WeightSources.namesOf(base)} */
     public static CactExporter.Result rebuild(ModelWeights w, CactFile base, IntConsumer progress) throws WorkbenchException {
-        Geometry g = base.geometry();
+        ModelGeometry g = base.geometry();
         if (!w.names().geometry().equals(g)) {
             throw new WorkbenchException("the weights' geometry differs from the base " + base.path());
         }

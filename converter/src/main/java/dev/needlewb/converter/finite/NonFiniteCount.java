@@ -4,6 +4,7 @@ import dev.needlewb.core.io.NpyArray;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -78,6 +79,17 @@ public record NonFiniteCount(long count, long firstElement, float firstValue) {
     /** E.g. {@code 3 values are not finite (first: NaN at element 17)}. */
     public String describe() {
         return describe("value", "element");
+    }
+
+    /** {@link #describe()} with the first element's index in an array of {@code shape}, e.g. {@code element 24903 = [3, 5, 7]}. */
+    public String describe(int[] shape) {
+        long[] index = new long[shape.length];
+        long rest = firstElement;
+        for (int d = shape.length - 1; d >= 0; d--) {
+            index[d] = rest % shape[d];
+            rest /= shape[d];
+        }
+        return describe() + " = " + Arrays.toString(index);
     }
 
     /** {@link #describe()} naming the floats {@code what} (singular; an s makes the plural) and their index {@code unit}. */

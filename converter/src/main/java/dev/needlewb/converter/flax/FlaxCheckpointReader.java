@@ -2,6 +2,7 @@ package dev.needlewb.converter.flax;
 
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.generation.Generation;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.finite.NonFiniteCount;
 import dev.needlewb.converter.finite.NonFinitePolicy;
@@ -14,7 +15,7 @@ import java.util.SequencedMap;
 import java.util.TreeMap;
 
 /**
- * Reads an upstream Flax checkpoint pickle safely ({@link SafePickle}) and checks it against the
+ * Reads an upstream Needle 2 Flax checkpoint pickle safely ({@link SafePickle}) and checks it against the
  * model its config describes: format_version 2, the keys {@code params} and {@code config},
  * array leaves of float32 or float16, every parameter of {@link FlaxParamShapes} present with its
  * shape, and no parameter the model would not read (unless extras are explicitly allowed).
@@ -36,7 +37,7 @@ public final class FlaxCheckpointReader {
         if (nonFinite == NonFinitePolicy.REFUSE) {
             for (var e : ckpt.params().entrySet()) {
                 NonFiniteCount bad = NonFiniteCount.of(e.getValue());
-                if (bad.any()) throw param(file, e.getKey(), "holds non-finite values: " + bad.describe() + "; " + NonFinitePolicy.OVERRIDE_HINT);
+                if (bad.any()) throw param(file, e.getKey(), "holds non-finite values: " + bad.describe(e.getValue().shape()) + "; " + NonFinitePolicy.OVERRIDE_HINT);
             }
         }
         return ckpt;
@@ -50,6 +51,11 @@ public final class FlaxCheckpointReader {
                     + (version == null ? "missing" : version) + "); upstream's load_checkpoint refuses it too");
         }
         Map<String, Object> config = stringMap(file, "config", root.get("config"));
+        Generation generation = Generation.ofCheckpointConfig(config.keySet());
+        if (generation != Generation.NEEDLE2) {
+            throw error(file, "the config has qk_head_dim, which marks a " + generation + " checkpoint: " + generation
+                    + " is not supported yet (this reader reads Needle 2's)");
+        }
         Object step = root.get("step");
         if (step != null && !(step instanceof Long)) throw error(file, "step is " + step + ", not an int");
         Object run = root.get("run");

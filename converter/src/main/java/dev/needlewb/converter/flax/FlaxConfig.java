@@ -1,7 +1,7 @@
 package dev.needlewb.converter.flax;
 
 import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -61,7 +61,7 @@ public record FlaxConfig(
 
     /**
      * What upstream's model and exporter need of a config (the same facts as
-     * {@code cact.GeometryRules}): positive sizes (architecture.py divides by num_heads and
+     * {@code v2.GeometryRules}): positive sizes (architecture.py divides by num_heads and
      * sqrt(2 * num_layers), indexes np.eye(mhc_lanes)), whole heads in attn_dim (the reshape into
      * heads), GQA groups, at least one engram order (export._geometry divides by len(orders)),
      * engram layers inside the stack (SimpleAttentionNetwork.setup asserts it); orders, slots and

@@ -46,7 +46,7 @@ public enum Transform {
     }
 
     /** The Flax leaf shape that holds a tensor of {@code shape} under this transform. */
-    int[] flaxShape(int[] shape, int layers, int tables) {
+    public int[] flaxShape(int[] shape, int layers, int tables) {
         return switch (this) {
             case NONE -> shape.clone();
             case TRANSPOSE -> new int[] {shape[1], shape[0]};

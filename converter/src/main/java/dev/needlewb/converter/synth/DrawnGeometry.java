@@ -1,10 +1,10 @@
 package dev.needlewb.converter.synth;
 
 import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.converter.flax.KvBudget;
-import dev.needlewb.converter.names.ProbeHead;
+import dev.needlewb.converter.v2.ProbeHead;
 import java.util.List;
 import java.util.Map;
 

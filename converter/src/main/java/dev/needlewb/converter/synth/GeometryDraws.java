@@ -1,6 +1,6 @@
 package dev.needlewb.converter.synth;
 
-import dev.needlewb.converter.names.ProbeHead;
+import dev.needlewb.converter.v2.ProbeHead;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;

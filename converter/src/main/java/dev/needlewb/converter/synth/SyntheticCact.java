@@ -1,15 +1,16 @@
 package dev.needlewb.converter.synth;
 
 import dev.needlewb.converter.cact.CactDType;
-import dev.needlewb.converter.cact.CactLayout;
 import dev.needlewb.converter.cact.CactModel;
 import dev.needlewb.converter.cact.CactTensor;
 import dev.needlewb.converter.cq.CqBlob;
 import dev.needlewb.converter.cq.codebook.Codebooks;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.names.BitsMap;
-import dev.needlewb.converter.names.ProbeHead;
 import dev.needlewb.converter.names.Storage;
+import dev.needlewb.converter.v2.ModelTensor;
+import dev.needlewb.converter.v2.ProbeHead;
+import dev.needlewb.converter.v2.TensorName;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -18,7 +19,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * A seeded random but valid {@link CactModel} of any geometry, laid out like an upstream export
+ * A seeded random but valid Needle 2 {@link CactModel} of any geometry, laid out like an upstream export
  * with the default scheme {@code embedding=4,mhc=4,default=2}, group 128: embedding and
  * mhc_phi_* CQ4, every other matrix CQ2, random codes and FP16 group norms around a trained
  * model's (~0.02 * sqrt(128)), random small FP16 vectors, optional probe heads (contrastive P=4,
@@ -45,15 +46,16 @@ public final class SyntheticCact {
     /** Builds the model; {@code heads} in any order (written canonically). */
     public static CactModel build(Geometry geometry, long seed, List<ProbeHead> heads, byte[] tokenizerBlob) {
         List<ProbeHead> canonical = heads.stream().distinct().sorted().toList();
-        CactLayout layout = CactLayout.of(geometry, canonical, tokenizerBlob != null);
+        List<TensorName> layout = ModelTensor.expand(geometry, canonical, tokenizerBlob != null);
         SplittableRandom rnd = new SplittableRandom(seed);
         List<CactTensor> tensors = new ArrayList<>(layout.size());
         long probes = 0;
         long out = 0;
-        for (CactLayout.Slot slot : layout.slots()) {
-            String name = slot.name();
-            ProbeHead head = slot.id().head();
-            tensors.add(switch (slot.tensor()) {
+        for (TensorName t : layout) {
+            String name = t.name();
+            ProbeHead head = t.head();
+            long[] shape = t.tensor().shape(geometry, canonical.size(), null);
+            tensors.add(switch (t.tensor()) {
                 case HEADS_MANIFEST -> fp16Values(name, canonical.stream().mapToDouble(ProbeHead::code).toArray());
                 case HEAD_PROBES -> {
                     probes = head == ProbeHead.CONTRASTIVE ? 4 : 8;
@@ -63,9 +65,9 @@ public final class SyntheticCact {
                 case HEAD_PROJ -> fp16(name, new long[] {out, probes * geometry.dModel()}, rnd, 0.02);
                 case HEAD_BIAS -> fp16(name, new long[] {out}, rnd, head == ProbeHead.CONTRASTIVE ? 0 : 0.02);
                 case TOKENIZER -> CactTensor.of(name, CactDType.RAW, new long[0], 0, 0, tokenizerBlob);
-                default -> slot.tensor().storage() == Storage.CQ
-                        ? cq(name, slot.shape(), BITS.recordBitsFor(name), rnd)
-                        : fp16(name, slot.shape(), rnd, 0.02);
+                default -> t.tensor().storage() == Storage.CQ
+                        ? cq(name, shape, BITS.recordBitsFor(name), rnd)
+                        : fp16(name, shape, rnd, 0.02);
             });
         }
         return new CactModel(geometry, Codebooks.headerCodebook(GROUP), tensors);

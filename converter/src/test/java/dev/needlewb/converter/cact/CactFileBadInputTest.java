@@ -3,6 +3,7 @@ package dev.needlewb.converter.cact;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.needlewb.converter.v2.V2Header;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.golden.Golden;
 import java.lang.foreign.MemorySegment;
@@ -28,7 +29,7 @@ class CactFileBadInputTest {
     }
 
     private static long rec(int i) {
-        return CactFormat.recordOffset(i);
+        return V2Header.recordOffset(i);
     }
 
     private static FormatException failure(byte[] bytes) {
@@ -62,9 +63,14 @@ class CactFileBadInputTest {
     }
 
     @Test
+    void shorterThanTheTag() {
+        assertThat(failure(Arrays.copyOf(MINI, 3)).getMessage()).isEqualTo("bad.cact: at byte 3: file is 3 bytes, shorter than the 4-byte .cact tag (truncated?)");
+    }
+
+    @Test
     void wrongTag() {
-        assertThat(failure(b -> b.putInt(0, 0x12345678)).getMessage())
-                .isEqualTo("bad.cact: at byte 0: tag 0x12345678 is not the .cact tag 0x05E12A83");
+        assertThat(failure(b -> b.putInt(0, 0x12345678)).getMessage()).isEqualTo("bad.cact: at byte 0: tag 0x12345678 is not a .cact tag"
+                + " (known: 0x05E12A83 (Needle 2), 0x05E12A82 (Needle 2, legacy header), 0x05E12A84 (Needle 3))");
     }
 
     @Test

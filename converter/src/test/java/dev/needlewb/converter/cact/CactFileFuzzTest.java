@@ -3,6 +3,7 @@ package dev.needlewb.converter.cact;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.needlewb.converter.v2.V2Header;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.golden.Golden;
 import java.lang.foreign.MemorySegment;
@@ -70,7 +71,7 @@ class CactFileFuzzTest {
         byte[] original = Files.readAllBytes(Golden.mini("mini.cact"));
         byte[] buf = original.clone();
         ByteBuffer le = ByteBuffer.wrap(buf).order(ByteOrder.LITTLE_ENDIAN);
-        int directoryEnd = (int) CactFormat.recordOffset(111);
+        int directoryEnd = (int) V2Header.recordOffset(111);
         SplittableRandom rnd = new SplittableRandom(20_261_202);
         int[] halfSlots = halfSlots(CactFile.parse(MemorySegment.ofArray(original), null));
         int parsed = 0;
@@ -91,7 +92,7 @@ class CactFileFuzzTest {
                     le.putInt(from, (int) INTERESTING[rnd.nextInt(INTERESTING.length)]);
                 }
                 case 3 -> { // directory field
-                    int rec = (int) CactFormat.recordOffset(rnd.nextInt(111));
+                    int rec = (int) V2Header.recordOffset(rnd.nextInt(111));
                     int[][] fields = {{0, 1}, {1, 1}, {2, 2}, {4, 4}, {8, 4}, {12, 4}, {16, 4}, {20, 8}, {28, 8}, {36, 4}, {40, 4}};
                     int[] f = fields[rnd.nextInt(fields.length)];
                     from = rec + f[0];
@@ -121,17 +122,17 @@ class CactFileFuzzTest {
                 Map<Integer, NonFiniteTensor> nonFinite = new HashMap<>();
                 for (NonFiniteTensor t : f.nonFinite()) nonFinite.put(t.index(), t);
                 for (TensorRecord r : f.tensors()) {
-                    long rec = CactFormat.recordOffset(r.index());
+                    long rec = V2Header.recordOffset(r.index());
                     boolean touched = (from < rec + CactFormat.RECORD_BYTES && to > rec)
                             || (from < r.offset() + r.nbytes() && to > r.offset())
-                            || (from < CactFormat.DIRECTORY_OFFSET && (r.index() == 3 || r.index() == 1));
+                            || (from < V2Header.DIRECTORY_OFFSET && (r.index() == 3 || r.index() == 1));
                     if (touched && r.dtype() != CactDType.RAW) checkValues(f, r, nonFinite.get(r.index()));
                 }
                 if (f.tokenizerBlob().toArray(ValueLayout.JAVA_BYTE).length != f.tensor(f.numTensors() - 1).nbytes()) {
                     fail("tokenizer blob has the wrong size");
                 }
                 TensorRecord tok = f.tensor(f.numTensors() - 1);
-                boolean tokenizerTouched = from < CactFormat.DIRECTORY_OFFSET || (from < tok.offset() + tok.nbytes() && to > tok.offset());
+                boolean tokenizerTouched = from < V2Header.DIRECTORY_OFFSET || (from < tok.offset() + tok.nbytes() && to > tok.offset());
                 try {
                     if (tokenizerTouched) f.tokenizerVocab();
                 } catch (FormatException tokenizerRefused) {

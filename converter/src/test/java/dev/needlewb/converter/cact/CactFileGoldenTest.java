@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.needlewb.converter.cq.CqCodebooks;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.golden.Golden;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -35,7 +35,7 @@ class CactFileGoldenTest {
     @Test
     void headerMatchesUpstream() {
         JsonNode h = header.get("header");
-        Geometry g = file.geometry();
+        Geometry g = Geometry.of(file.geometry());
         assertThat(g).isEqualTo(Geometry.mini());
         assertThat(g.vocab()).isEqualTo(h.get("vocab_size").asInt());
         assertThat(g.dModel()).isEqualTo(h.get("d_model").asInt());

@@ -2,8 +2,8 @@ package dev.needlewb.converter.cact;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.needlewb.core.model.Geometry;
-import dev.needlewb.converter.names.ProbeHead;
+import dev.needlewb.core.v2.Geometry;
+import dev.needlewb.converter.v2.ProbeHead;
 import dev.needlewb.converter.synth.SyntheticCact;
 import dev.needlewb.converter.synth.SyntheticTokenizerBlob;
 import java.lang.foreign.MemorySegment;

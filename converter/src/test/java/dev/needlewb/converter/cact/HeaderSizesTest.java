@@ -1,11 +1,13 @@
 package dev.needlewb.converter.cact;
 
+import dev.needlewb.converter.v2.GeometryRules;
+import dev.needlewb.converter.v2.V2Header;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import com.sun.management.ThreadMXBean;
 import dev.needlewb.core.FormatException;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.golden.Golden;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
@@ -75,7 +77,7 @@ class HeaderSizesTest {
     void everyHeaderFieldNear2To31() {
         Set<String> accepted = new TreeSet<>(), expected = new TreeSet<>();
         // every u32 after the tag, rope_theta (a float) aside
-        for (int at = 4; at < CactFormat.OFF_ROPE_THETA; at += 4) {
+        for (int at = 4; at < V2Header.OFF_ROPE_THETA; at += 4) {
             for (long v : NEAR_2_31) {
                 byte[] bytes = original.clone();
                 ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putInt(at, (int) v);
@@ -87,7 +89,7 @@ class HeaderSizesTest {
         for (long v : NEAR_2_31) {
             expected.add(CactFormat.OFF_KV_WINDOW + "=" + v);
             if (v <= Integer.MAX_VALUE) {
-                expected.add(CactFormat.OFF_MAX_SEQ_LEN + "=" + v);
+                expected.add(V2Header.OFF_MAX_SEQ_LEN + "=" + v);
                 expected.add(CactFormat.OFF_KV_BITS + "=" + v);
             }
         }
@@ -97,7 +99,7 @@ class HeaderSizesTest {
     @Test
     void maxSeqLenOf2To31Minus1IsReadWithoutAllocatingForIt() throws Exception {
         byte[] bytes = original.clone();
-        ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putInt(CactFormat.OFF_MAX_SEQ_LEN, Integer.MAX_VALUE);
+        ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putInt(V2Header.OFF_MAX_SEQ_LEN, Integer.MAX_VALUE);
         assertThat(readAll(bytes, "max_seq_len 2^31-1")).isTrue();
         assertThat(CactFile.parse(MemorySegment.ofArray(bytes), NAME).geometry().maxSeqLen()).isEqualTo(Integer.MAX_VALUE);
     }
@@ -107,7 +109,7 @@ class HeaderSizesTest {
         CactFile mini = CactFile.parse(MemorySegment.ofArray(original), NAME);
         int cases = 0;
         for (TensorRecord r : mini.tensors()) {
-            long rec = CactFormat.recordOffset(r.index());
+            long rec = V2Header.recordOffset(r.index());
             for (int field = 0; field < 4; field++) {
                 for (long v : NEAR_2_31) {
                     cases++;
@@ -150,7 +152,7 @@ class HeaderSizesTest {
                 g.mhcLanes(), g.engramSlots(), g.engramSubDim(), g.numEngramTables(), g.engramConvTaps(), g.engramConvDilation(),
                 g.engramOrders(), g.engramSites(), g.ropeTheta(), g.kvWindow(), g.kvBits());
         GeometryRules.Violation v = GeometryRules.check(wide);
-        assertThat(v.headerOffset()).isEqualTo(CactFormat.OFF_NUM_HEADS);
+        assertThat(v.headerOffset()).isEqualTo(V2Header.OFF_NUM_HEADS);
         assertThat(v.problem()).isEqualTo("num_heads x head_dim = 2147483648 exceeds 2^31-1 (the workbench indexes such a matrix with int)");
     }
 }

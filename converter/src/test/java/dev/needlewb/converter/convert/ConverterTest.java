@@ -10,8 +10,8 @@ import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.converter.flax.FlaxCheckpointWriter;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
-import dev.needlewb.converter.names.ProbeHead;
+import dev.needlewb.core.v2.Geometry;
+import dev.needlewb.converter.v2.ProbeHead;
 import dev.needlewb.converter.safetensors.Safetensors;
 import dev.needlewb.converter.synth.SyntheticCact;
 import dev.needlewb.converter.synth.SyntheticTokenizerBlob;
@@ -164,13 +164,14 @@ class ConverterTest {
         SequencedMap<String, NpyArray> params = new LinkedHashMap<>(ckpt.params());
         NpyArray k = params.get("stack/layers/block/self_attn/k_proj/kernel");
         float[] v = k.asFloats();
-        v[3 * 128 * 64 + 5 * 64 + 7] = Float.NaN; // layer 3, Flax [in 5, out 7] -> .cact (7, 5)
+        v[3 * 128 * 64 + 5 * 64 + 7] = Float.NaN; // layer 3, Flax [in 5, out 7]
         params.put("stack/layers/block/self_attn/k_proj/kernel", NpyArray.ofFloats(k.shape(), v));
         Path bad = tmp.resolve("bad.pkl");
         FlaxCheckpointWriter.write(ckpt.withParams(params), bad);
         Path out = tmp.resolve("bad.cact");
         assertThatThrownBy(() -> Converter.run(new ConvertRequest(bad, out, null, null, null, TOK, null, null, false), QUIET))
-                .isInstanceOf(WorkbenchException.class).hasMessageContaining("layer03.k_proj").hasMessageContaining("(row 7, col 5)");
+                .isInstanceOf(WorkbenchException.class).hasMessageContaining("stack/layers/block/self_attn/k_proj/kernel")
+                .hasMessageContaining("NaN at element 24903 = [3, 5, 7]");
         assertThat(out).doesNotExist();
         try (var files = Files.list(tmp)) {
             assertThat(files).containsExactly(bad);

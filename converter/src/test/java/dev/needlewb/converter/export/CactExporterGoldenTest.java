@@ -2,9 +2,9 @@ package dev.needlewb.converter.export;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.needlewb.converter.v2.V2Header;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.converter.convert.WeightSources;
@@ -44,7 +44,7 @@ class CactExporterGoldenTest {
         assertThat(ours).hasSameSizeAs(golden);
         CactFile gf = CactFile.parse(MemorySegment.ofArray(golden), Path.of("mini.cact"));
         CactFile of = CactFile.parse(MemorySegment.ofArray(ours), Path.of("ours.cact"));
-        int headerBytes = (int) CactFormat.recordOffset(gf.numTensors());
+        int headerBytes = (int) V2Header.recordOffset(gf.numTensors());
         assertThat(Arrays.copyOf(ours, headerBytes)).as("header, codebook, directory").isEqualTo(Arrays.copyOf(golden, headerBytes));
 
         FlaxCheckpoint ckpt = FlaxCheckpointReader.read(Golden.mini("mini.ckpt.pkl"));

@@ -8,6 +8,7 @@ import dev.needlewb.converter.convert.WeightSources;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.converter.flax.FlaxParamShapes;
+import dev.needlewb.converter.v2.V2Names;
 import dev.needlewb.golden.Golden;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -20,7 +21,7 @@ class NameMapTest {
     @Test
     void everyFlaxLeafHasRowsWithItsShapeAndTorchKeysAreUnique() throws Exception {
         FlaxConfig config = FlaxCheckpointReader.read(Golden.mini("mini.ckpt.pkl")).flaxConfig();
-        NameMap names = NameMap.of(config, FlaxParamShapes.Parts.ALL, 256);
+        NameMap names = V2Names.of(config, FlaxParamShapes.Parts.ALL, 256);
         Set<String> keys = new HashSet<>();
         for (NameRow r : names.rows()) {
             if (r.torchKey() != null) assertThat(keys.add(r.torchKey())).as(r.torchKey()).isTrue();

@@ -2,10 +2,10 @@ package dev.needlewb.converter.synth;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.needlewb.converter.cact.GeometryRules;
+import dev.needlewb.converter.v2.GeometryRules;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.converter.names.BitsMap;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;

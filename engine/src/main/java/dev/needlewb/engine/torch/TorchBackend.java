@@ -1,7 +1,7 @@
 package dev.needlewb.engine.torch;
 
 import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.core.io.NpyArray;
 import java.util.Map;
 import java.util.ServiceLoader;

@@ -2,6 +2,7 @@ package dev.needlewb.engine.torch;
 
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.engine.Prefill;
 import dev.needlewb.converter.flax.FlaxTree;
 import dev.needlewb.engine.Session;
@@ -20,7 +21,7 @@ public final class TorchPrefill implements Prefill, AutoCloseable {
 
     /** The torch prefill of an open .cact's dequantized weights on {@code threads} libtorch threads (the backend must be on the class path). */
     public static TorchPrefill of(CactFile cact, int threads) throws WorkbenchException {
-        return new TorchPrefill(TorchBackend.find().load(cact.geometry(), FlaxTree.dequantized(cact), threads));
+        return new TorchPrefill(TorchBackend.find().load(Geometry.of(cact.geometry()), FlaxTree.dequantized(cact), threads));
     }
 
     /** Bad input throws what native prefill throws, before libtorch runs or the session changes. */

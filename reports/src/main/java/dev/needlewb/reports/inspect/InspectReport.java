@@ -8,7 +8,6 @@ import dev.needlewb.converter.cact.CactNotes;
 import dev.needlewb.converter.cact.CactSummary;
 import dev.needlewb.converter.cact.NonFiniteTensor;
 import dev.needlewb.converter.cact.TensorRecord;
-import dev.needlewb.core.model.Geometry;
 import dev.needlewb.reports.convert.ManifestCheck;
 import dev.needlewb.reports.report.InputFile;
 import dev.needlewb.reports.report.Markdown;
@@ -49,7 +48,7 @@ public final class InspectReport {
         body.put("file", input.path().toString());
         body.put("file_bytes", file.fileBytes());
         body.put("sha256", file.sha256());
-        body.set("geometry", Report.JSON.valueToTree(geometryFields(file.geometry())));
+        body.set("geometry", Report.JSON.valueToTree(file.generation().header().fields(file.geometry())));
         ArrayNode notes = body.putArray("notes");
         CactNotes.of(file).forEach(notes::add);
         ObjectNode m = body.putObject("manifest");
@@ -101,32 +100,6 @@ public final class InspectReport {
         return report;
     }
 
-    /** The header geometry as ordered name/value pairs, named as in the upstream header. */
-    static java.util.LinkedHashMap<String, Object> geometryFields(Geometry g) {
-        var m = new java.util.LinkedHashMap<String, Object>();
-        m.put("vocab_size", g.vocab());
-        m.put("d_model", g.dModel());
-        m.put("num_heads", g.numHeads());
-        m.put("num_kv_heads", g.numKvHeads());
-        m.put("num_layers", g.numLayers());
-        m.put("head_dim", g.headDim());
-        m.put("max_seq_len", g.maxSeqLen());
-        m.put("hada_n", g.hadaN());
-        m.put("mhc_lanes", g.mhcLanes());
-        m.put("engram_slots", g.engramSlots());
-        m.put("engram_sub_dim", g.engramSubDim());
-        m.put("num_engram_tables", g.numEngramTables());
-        m.put("engram_conv_taps", g.engramConvTaps());
-        m.put("engram_conv_dilation", g.engramConvDilation());
-        m.put("engram_orders", g.engramOrders());
-        m.put("engram_layers", g.engramSites());
-        m.put("rope_theta", g.ropeTheta());
-        m.put("kv_window", Integer.toUnsignedLong(g.kvWindow()));
-        m.put("sliding_window", g.slidingWindowText());
-        m.put("kv_bits", Integer.toUnsignedLong(g.kvBits()));
-        return m;
-    }
-
     public String markdown() {
         Markdown md = new Markdown().heading(1, "Inspect " + input.path().getFileName());
         md.item("file", "`" + input.path() + "`")
@@ -140,7 +113,7 @@ public final class InspectReport {
                     + " NaN or infinity (listed below); every command that computes with the weights refuses this file.");
         }
         md.heading(2, "Geometry");
-        geometryFields(file.geometry()).forEach((k, v) -> md.item(k, v instanceof int[] a ? Arrays.toString(a) : v));
+        file.generation().header().fields(file.geometry()).forEach((k, v) -> md.item(k, v instanceof int[] a ? Arrays.toString(a) : v));
         md.blank();
         List<String> notes = CactNotes.of(file);
         if (!notes.isEmpty()) {

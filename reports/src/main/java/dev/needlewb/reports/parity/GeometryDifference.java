@@ -1,19 +1,24 @@
 package dev.needlewb.reports.parity;
 
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.generation.ModelGeometry;
+import dev.needlewb.core.v2.Geometry;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The first architectural field in which two models differ. kv_window and kv_bits are left out:
- * they are deployment settings written by the exporter, not part of what the forward computes.
+ * The first architectural field in which two models differ: their generation, then (Needle 2, the
+ * generation parity's engines run) each header field. kv_window and kv_bits are left out: they
+ * are deployment settings written by the exporter, not part of what the forward computes.
  */
 public final class GeometryDifference {
     private GeometryDifference() {}
 
     /** "d_model 512 vs 128", or null when every architectural field agrees. */
-    public static String of(Geometry a, Geometry b) {
+    public static String of(ModelGeometry first, ModelGeometry second) {
+        if (first.generation() != second.generation()) return "generation " + first.generation() + " vs " + second.generation();
+        Geometry a = Geometry.of(first);
+        Geometry b = Geometry.of(second);
         Map<String, String[]> fields = new LinkedHashMap<>();
         put(fields, "vocab", a.vocab(), b.vocab());
         put(fields, "d_model", a.dModel(), b.dModel());

@@ -2,7 +2,7 @@ package dev.needlewb.reports.parity;
 
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.reference.ForwardOptions;
-import dev.needlewb.reference.ReferenceModel;
+import dev.needlewb.reference.ReferenceForward;
 import dev.needlewb.reference.Taps;
 import dev.needlewb.engine.torch.TorchSource;
 import dev.needlewb.converter.cact.CactFile;
@@ -30,7 +30,7 @@ public final class Parity {
      * One set of weights the reference runs on: the model, what to call its weights in the report
      * (null: the engines' own model) and the profile each engine is held to against it.
      */
-    public record ReferenceRun(ReferenceModel model, String weights, Map<EngineMode, ToleranceProfile> profiles) {}
+    public record ReferenceRun(ReferenceForward model, String weights, Map<EngineMode, ToleranceProfile> profiles) {}
 
     /**
      * Every engine of {@code engines} (in report order) against every reference run (all engines
@@ -45,7 +45,7 @@ public final class Parity {
         Map<EngineMode, EngineTaps> engineRuns = new LinkedHashMap<>();
         SequencedMap<String, int[]> layout = new LinkedHashMap<>();
         List<Comparison> againstReference = new ArrayList<>();
-        int vocab = references.getFirst().model().geometry().vocab();
+        int vocab = references.getFirst().model().geometry().outVocab();
         for (ReferenceRun ref : references) {
             // Engines sharing a reference configuration (exact and any float engine) share its run.
             Map<ReferenceConfig, SequencedMap<String, BaselineTap>> configurations = new HashMap<>();
@@ -78,7 +78,7 @@ public final class Parity {
         return new ParityResult(List.copyOf(againstReference), List.copyOf(pairs));
     }
 
-    private static SequencedMap<String, BaselineTap> referenceTaps(ReferenceModel reference, int[] tokens, ReferenceConfig config,
+    private static SequencedMap<String, BaselineTap> referenceTaps(ReferenceForward reference, int[] tokens, ReferenceConfig config,
                                                                    int window, int sinks) {
         Taps recorder = Taps.all();
         ForwardOptions options = config.options().withTaps(recorder);

@@ -2,10 +2,10 @@ package dev.needlewb.reports.study;
 
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.generation.Generation;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.finite.NonFinitePolicy;
-import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.converter.convert.WeightSources;
@@ -102,12 +102,13 @@ public final class StudyTargets implements AutoCloseable {
         return new StudyTargets(all.kind, List.copyOf(chosen), all.cact);
     }
 
+    /** Whether the file starts with a .cact tag of any generation (one the reader does not support is refused there, by name). */
     private static boolean isCact(Path file) throws IOException {
         byte[] head = new byte[4];
         try (InputStream in = Files.newInputStream(file)) {
             if (in.readNBytes(head, 0, 4) < 4) return false;
         }
-        return ByteBuffer.wrap(head).order(ByteOrder.LITTLE_ENDIAN).getInt() == CactFormat.TAG;
+        return Generation.ofTag(ByteBuffer.wrap(head).order(ByteOrder.LITTLE_ENDIAN).getInt()).isPresent();
     }
 
     private static StudyTargets cact(Path file, String bitsSpec, Integer group, NonFinitePolicy nonFinite) throws WorkbenchException {

@@ -2,7 +2,7 @@ package dev.needlewb.reports.sweep;
 
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxCheckpointWriter;
-import dev.needlewb.converter.names.ProbeHead;
+import dev.needlewb.converter.v2.ProbeHead;
 import dev.needlewb.converter.synth.DrawnGeometry;
 import dev.needlewb.converter.synth.SyntheticSentencePiece;
 import dev.needlewb.core.WorkbenchException;

@@ -4,9 +4,9 @@ import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.engine.generate.Sampler;
 import dev.needlewb.engine.grammar.ConstrainedDecoding;
 import dev.needlewb.engine.grammar.ToolCallAnswer;
-import dev.needlewb.reference.Decoder;
+import dev.needlewb.reference.CachedDecoder;
 import dev.needlewb.reference.ForwardOptions;
-import dev.needlewb.reference.ReferenceModel;
+import dev.needlewb.reference.ReferenceForward;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -17,12 +17,12 @@ import java.util.List;
  * its logits rounded to float32 only to be masked and picked. Clear rather than fast.
  */
 public final class ReferenceCaseEngine implements CaseEngine {
-    private final ReferenceModel model;
+    private final ReferenceForward model;
     private final int window;
 
-    public ReferenceCaseEngine(ReferenceModel model) {
+    public ReferenceCaseEngine(ReferenceForward model) {
         this.model = model;
-        this.window = model.geometry().slidingWindow();
+        this.window = model.headerWindow();
     }
 
     @Override
@@ -46,7 +46,7 @@ public final class ReferenceCaseEngine implements CaseEngine {
         }
         ForwardOptions options = window > 0 ? ForwardOptions.DEFAULT.withWindow(window, null) : ForwardOptions.DEFAULT;
         long start = System.nanoTime();
-        Decoder decoder = model.decoder(prompt.length + room, options);
+        CachedDecoder decoder = model.decoder(prompt.length + room, options);
         double[][] prefill = decoder.prefill(prompt);
         double[] logits = prefill[prefill.length - 1];
         long decodeStart = 0;

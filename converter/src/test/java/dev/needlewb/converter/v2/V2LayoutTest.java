@@ -1,20 +1,20 @@
-package dev.needlewb.converter.cact;
+package dev.needlewb.converter.v2;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.needlewb.core.model.Geometry;
-import dev.needlewb.converter.names.ModelTensor;
-import dev.needlewb.converter.names.ProbeHead;
+import dev.needlewb.converter.cact.CactLayout;
+import dev.needlewb.converter.names.Storage;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.golden.Golden;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class CactLayoutTest {
+class V2LayoutTest {
     @Test
     void miniLayoutNamesAreUpstreams() {
         JsonNode ts = Golden.json(Golden.mini("cact_header.json")).get("tensors");
-        CactLayout layout = CactLayout.of(Geometry.mini(), List.of(ProbeHead.CONTRASTIVE, ProbeHead.CONFIDENCE));
+        CactLayout layout = V2Layout.of(Geometry.mini(), List.of(ProbeHead.CONTRASTIVE, ProbeHead.CONFIDENCE), true);
         assertThat(layout.size()).isEqualTo(ts.size());
         for (int i = 0; i < ts.size(); i++) assertThat(layout.slot(i).name()).isEqualTo(ts.get(i).get("name").asText());
     }
@@ -22,30 +22,30 @@ class CactLayoutTest {
     @Test
     void recordCountDecidesTheProbeHeadsAndTheTokenizer() {
         Geometry g = Geometry.needle2();
-        long core = CactLayout.coreCount(g);
+        long core = V2Layout.coreCount(g);
         assertThat(core).isEqualTo(1 + 14 * 27 + 9 + 4 * 2 + 1);
-        assertThat(CactLayout.extras(g, core + 1)).isEqualTo(new CactLayout.Extras(0, true));
-        assertThat(CactLayout.extras(g, core + 1 + 4)).isEqualTo(new CactLayout.Extras(1, true));
-        assertThat(CactLayout.extras(g, 405)).isEqualTo(new CactLayout.Extras(2, true));
+        assertThat(V2Layout.extras(g, core + 1)).isEqualTo(new V2Layout.Extras(0, true));
+        assertThat(V2Layout.extras(g, core + 1 + 4)).isEqualTo(new V2Layout.Extras(1, true));
+        assertThat(V2Layout.extras(g, 405)).isEqualTo(new V2Layout.Extras(2, true));
         // build_export(tokenizer=None): the same counts one lower
-        assertThat(CactLayout.extras(g, core)).isEqualTo(new CactLayout.Extras(0, false));
-        assertThat(CactLayout.extras(g, core + 4)).isEqualTo(new CactLayout.Extras(1, false));
-        assertThat(CactLayout.extras(g, 404)).isEqualTo(new CactLayout.Extras(2, false));
-        assertThat(CactLayout.extras(g, 406)).isNull();
-        assertThat(CactLayout.extras(g, core - 1)).isNull();
-        assertThat(CactLayout.extras(g, 405 + 3)).as("at most two kinds of head").isNull();
-        assertThat(CactLayout.of(g, List.of(), false).slots()).noneMatch(s -> s.tensor() == ModelTensor.TOKENIZER);
+        assertThat(V2Layout.extras(g, core)).isEqualTo(new V2Layout.Extras(0, false));
+        assertThat(V2Layout.extras(g, core + 4)).isEqualTo(new V2Layout.Extras(1, false));
+        assertThat(V2Layout.extras(g, 404)).isEqualTo(new V2Layout.Extras(2, false));
+        assertThat(V2Layout.extras(g, 406)).isNull();
+        assertThat(V2Layout.extras(g, core - 1)).isNull();
+        assertThat(V2Layout.extras(g, 405 + 3)).as("at most two kinds of head").isNull();
+        assertThat(V2Layout.of(g, List.of(), false).slots()).noneMatch(s -> s.storage() == Storage.RAW);
     }
 
     @Test
     void releasedGeometryShapes() {
-        CactLayout layout = CactLayout.of(Geometry.needle2(), List.of());
+        CactLayout layout = V2Layout.of(Geometry.needle2(), List.of(), true);
         assertThat(layout.slot(layout.indexOf("layer26.k_proj")).shape()).containsExactly(256, 512);
         assertThat(layout.slot(layout.indexOf("layer00.out_proj")).shape()).containsExactly(512, 512);
         assertThat(layout.slot(layout.indexOf("mhc_phi_res")).shape()).containsExactly(27 * 16, 2048);
         assertThat(layout.slot(layout.indexOf("engram1.tables")).shape()).containsExactly(4 * 8192, 128);
         assertThat(layout.slot(layout.indexOf("engram1.taps")).shape()).containsExactly(4, 512);
-        assertThat(layout.slot(layout.size() - 1).tensor()).isEqualTo(ModelTensor.TOKENIZER);
+        assertThat(layout.slot(layout.size() - 1).name()).isEqualTo(ModelTensor.TOKENIZER.single().name());
     }
 
     @Test
@@ -71,11 +71,11 @@ class CactLayoutTest {
         // kv_bits: int(config.kv_bits or 8) is never 0; any other width is upstream's
         assertThat(GeometryRules.check(g.withKv(256, 6))).isNull();
         assertThat(GeometryRules.check(g.withKv(256, 0)).problem()).contains("kv_bits 0 must be between 1 and 2^31-1");
-        // Stack adds both injections of a repeated site: valid (the engines refuse it, see CactNotes)
+        // Stack adds both injections of a repeated site: valid (the engines refuse it, see V2Notes)
         Geometry repeated = new Geometry(8192, 512, 8, 4, 27, 64, 2048, 512, 4, 8192, 128, 4, 4, 3,
                 new int[] {2, 3}, new int[] {2, 2}, 100000f, 256, 8);
         assertThat(GeometryRules.check(repeated)).isNull();
-        assertThat(CactNotes.geometry(repeated)).anyMatch(n -> n.contains("repeat layer 2"));
+        assertThat(V2Notes.geometry(repeated)).anyMatch(n -> n.contains("repeat layer 2"));
         // Without engram sites the engram fields are never read: upstream writes what the config holds
         Geometry noSites = new Geometry(8192, 512, 8, 4, 27, 64, 2048, 512, 4, 0, 256, 2, 4, 0,
                 new int[] {0, 0}, new int[0], 100000f, 256, 8);

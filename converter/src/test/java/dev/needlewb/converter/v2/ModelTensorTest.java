@@ -1,4 +1,4 @@
-package dev.needlewb.converter.names;
+package dev.needlewb.converter.v2;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,8 +9,10 @@ import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.convert.StateDict;
 import dev.needlewb.converter.convert.WeightSources;
+import dev.needlewb.converter.names.NameMap;
+import dev.needlewb.converter.names.Transform;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.torch.GoldenTorchStateDict;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Path;
@@ -40,7 +42,7 @@ class ModelTensorTest {
                         (int) f.tensor(ModelTensor.HEAD_PROBES.at(t.head()).name()).dim(0),
                         (int) f.tensor(ModelTensor.HEAD_PROJ.at(t.head()).name()).dim(0));
                 TensorRecord r = f.tensor(t.name());
-                assertThat(t.tensor().shape(f.geometry(), BOTH.size(), head)).as(t.name()).isEqualTo(r.shape());
+                assertThat(t.tensor().shape(Geometry.of(f.geometry()), BOTH.size(), head)).as(t.name()).isEqualTo(r.shape());
             }
         }
     }

@@ -1,4 +1,4 @@
-package dev.needlewb.converter.names;
+package dev.needlewb.converter.v2;
 
 /** The shape of one probe head: P probes and {@code out} projection rows. */
 public record HeadShape(ProbeHead head, int probes, int out) {}

@@ -1,4 +1,4 @@
-package dev.needlewb.converter.names;
+package dev.needlewb.converter.v2;
 
 /**
  * The optional probe heads, in the canonical order upstream writes them, with their manifest

@@ -1,11 +1,11 @@
-package dev.needlewb.converter.names;
+package dev.needlewb.converter.v2;
 
-import static dev.needlewb.converter.names.ModelTensor.Scope.ONCE;
-import static dev.needlewb.converter.names.ModelTensor.Scope.PER_HEAD;
-import static dev.needlewb.converter.names.ModelTensor.Scope.PER_LAYER;
-import static dev.needlewb.converter.names.ModelTensor.Scope.PER_SITE;
-import static dev.needlewb.converter.names.ModelTensor.Scope.WITH_HEADS;
-import static dev.needlewb.converter.names.ModelTensor.Scope.WITH_TOKENIZER;
+import static dev.needlewb.converter.v2.ModelTensor.Scope.ONCE;
+import static dev.needlewb.converter.v2.ModelTensor.Scope.PER_HEAD;
+import static dev.needlewb.converter.v2.ModelTensor.Scope.PER_LAYER;
+import static dev.needlewb.converter.v2.ModelTensor.Scope.PER_SITE;
+import static dev.needlewb.converter.v2.ModelTensor.Scope.WITH_HEADS;
+import static dev.needlewb.converter.v2.ModelTensor.Scope.WITH_TOKENIZER;
 import static dev.needlewb.converter.names.Storage.CQ;
 import static dev.needlewb.converter.names.Storage.FP16;
 import static dev.needlewb.converter.names.Storage.RAW;
@@ -19,13 +19,15 @@ import static dev.needlewb.converter.names.Transform.TABLE_RESHAPE;
 import static dev.needlewb.converter.names.Transform.TRANSPOSE;
 import static dev.needlewb.converter.names.Transform.ZERO_FILL;
 
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.converter.names.Storage;
+import dev.needlewb.converter.names.Transform;
+import dev.needlewb.core.v2.Geometry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 
 /**
- * The one table of a Needle model's tensors (after gguf-py's {@code TensorNameMap}): a row per
+ * The one table of a Needle 2 model's tensors (after gguf-py's {@code TensorNameMap}): a row per
  * kind of tensor, in {@code .cact} order (upstream {@code export._tensors}, {@code _head_tensors},
  * {@code _pack_cact}), with its {@code .cact} name, Flax path and PyTorch key, its storage in a
  * {@code .cact}, the transform between the Flax leaf and the {@code .cact} / PyTorch layout and
@@ -35,8 +37,8 @@ import java.util.function.Function;
  *
  * <p>{@link #expand} lists one model's tensors: each run of consecutive rows with one
  * {@link Scope} is written once, per layer, per engram site or per probe head, or only when the
- * model has heads or a tokenizer. The {@code .cact} layout, the name map and the engine's
- * look-ups are all read from that list. Shapes are {@code [out, in]} for matrices and saturate
+ * model has heads or a tokenizer. The {@code .cact} layout ({@link V2Layout}), the name map
+ * ({@link V2Names}) and the engine's look-ups are all read from that list. Shapes are {@code [out, in]} for matrices and saturate
  * at Long.MAX_VALUE (a header's sizes are untrusted; such a dimension matches no u32 field).
  */
 public enum ModelTensor {

@@ -1,15 +1,16 @@
-package dev.needlewb.converter.cact;
+package dev.needlewb.converter.v2;
 
-import dev.needlewb.core.model.Geometry;
+import dev.needlewb.converter.cact.CactFormat;
+import dev.needlewb.core.v2.Geometry;
 import java.util.Arrays;
 
 /**
- * The rules a header geometry must satisfy. Each holds for every file upstream's exporter
+ * The rules a Needle 2 header geometry must satisfy. Each holds for every file upstream's exporter
  * ({@code needle/model/export.py}: {@code _geometry}, {@code _pack_cact}) writes from a model
  * upstream's {@code architecture.py} can build, and the comment on each says which code makes
  * it hold; a few are the workbench's own limits and say so. Fields upstream leaves free
  * (kv_window, kv_bits beyond 8/2/3/4, repeated engram sites, engram fields of a model without
- * sites) are not checked here: {@link CactNotes} describes the unusual ones. Engram
+ * sites) are not checked here: {@link V2Notes} describes the unusual ones. Engram
  * orders/sites: the {@link Geometry} holds the used entries; the reader checks unused slots.
  */
 public final class GeometryRules {
@@ -29,10 +30,10 @@ public final class GeometryRules {
         // ids need a vocabulary; training packs max_seq_len tokens). Sizes of 2^31 and more
         // cannot be indexed by the reader (safety).
         int[][] positive = {
-            {CactFormat.OFF_VOCAB, g.vocab()}, {CactFormat.OFF_D_MODEL, g.dModel()},
-            {CactFormat.OFF_NUM_HEADS, g.numHeads()}, {CactFormat.OFF_NUM_KV_HEADS, g.numKvHeads()},
-            {CactFormat.OFF_NUM_LAYERS, g.numLayers()}, {CactFormat.OFF_HEAD_DIM, g.headDim()},
-            {CactFormat.OFF_MAX_SEQ_LEN, g.maxSeqLen()}, {CactFormat.OFF_MHC_LANES, g.mhcLanes()},
+            {V2Header.OFF_VOCAB, g.vocab()}, {V2Header.OFF_D_MODEL, g.dModel()},
+            {V2Header.OFF_NUM_HEADS, g.numHeads()}, {V2Header.OFF_NUM_KV_HEADS, g.numKvHeads()},
+            {V2Header.OFF_NUM_LAYERS, g.numLayers()}, {V2Header.OFF_HEAD_DIM, g.headDim()},
+            {V2Header.OFF_MAX_SEQ_LEN, g.maxSeqLen()}, {V2Header.OFF_MHC_LANES, g.mhcLanes()},
         };
         String[] names = {"vocab", "d_model", "num_heads", "num_kv_heads", "num_layers", "head_dim", "max_seq_len", "mhc_lanes"};
         for (int i = 0; i < positive.length; i++) {
@@ -41,25 +42,25 @@ public final class GeometryRules {
         // The workbench's limit: the widths and row counts the sizes multiply into (q and kv
         // projections, the mHC input and phi_res rows) index Java arrays, as int: each must fit
         // 2^31 - 1. A matrix that large holds billions of parameters; upstream's are far below.
-        Violation wide = fitsInt(CactFormat.OFF_NUM_HEADS, "num_heads x head_dim", g.numHeads(), g.headDim());
-        if (wide == null) wide = fitsInt(CactFormat.OFF_NUM_KV_HEADS, "num_kv_heads x head_dim", g.numKvHeads(), g.headDim());
-        if (wide == null) wide = fitsInt(CactFormat.OFF_MHC_LANES, "mhc_lanes x d_model", g.mhcLanes(), g.dModel());
-        if (wide == null) wide = fitsInt(CactFormat.OFF_MHC_LANES, "mhc_lanes^2 x num_layers", (long) g.mhcLanes() * g.mhcLanes(), g.numLayers());
+        Violation wide = fitsInt(V2Header.OFF_NUM_HEADS, "num_heads x head_dim", g.numHeads(), g.headDim());
+        if (wide == null) wide = fitsInt(V2Header.OFF_NUM_KV_HEADS, "num_kv_heads x head_dim", g.numKvHeads(), g.headDim());
+        if (wide == null) wide = fitsInt(V2Header.OFF_MHC_LANES, "mhc_lanes x d_model", g.mhcLanes(), g.dModel());
+        if (wide == null) wide = fitsInt(V2Header.OFF_MHC_LANES, "mhc_lanes^2 x num_layers", (long) g.mhcLanes() * g.mhcLanes(), g.numLayers());
         if (wide != null) return wide;
         // MultiHeadAttention: jax dot_product_attention (and the repeat of the non-flash path)
         // needs whole groups of query heads per kv head.
         if (g.numHeads() % g.numKvHeads() != 0) {
-            return new Violation(CactFormat.OFF_NUM_KV_HEADS, "num_heads " + g.numHeads()
+            return new Violation(V2Header.OFF_NUM_KV_HEADS, "num_heads " + g.numHeads()
                     + " is not a multiple of num_kv_heads " + g.numKvHeads() + " (grouped-query attention)");
         }
         // apply_rope splits head_dim in halves against head_dim/2 frequencies: odd fails to broadcast.
         if (g.headDim() % 2 != 0) {
-            return new Violation(CactFormat.OFF_HEAD_DIM, "head_dim " + g.headDim() + " must be even (RoPE rotates halves)");
+            return new Violation(V2Header.OFF_HEAD_DIM, "head_dim " + g.headDim() + " must be even (RoPE rotates halves)");
         }
         // _pack_cact writes hada_n = 1 << (d_model - 1).bit_length() (HadamardMLP's n).
         long hada = Long.highestOneBit(g.dModel()) == g.dModel() ? g.dModel() : Long.highestOneBit(g.dModel()) << 1;
         if (g.hadaN() != hada) {
-            return new Violation(CactFormat.OFF_HADA_N, "hada_n " + Integer.toUnsignedString(g.hadaN())
+            return new Violation(V2Header.OFF_HADA_N, "hada_n " + Integer.toUnsignedString(g.hadaN())
                     + " must be " + hada + ", the smallest power of two >= d_model " + g.dModel());
         }
         // _geometry divides d_model by len(orders) * heads and _pack_cact takes max(orders): an
@@ -67,19 +68,19 @@ public final class GeometryRules {
         // writes the full count, and its own read_export loses the rest).
         int[] orders = g.engramOrders();
         if (orders.length < 1 || orders.length > Geometry.MAX_ORDERS) {
-            return new Violation(CactFormat.OFF_NUM_ORDERS, "num_engram_orders " + orders.length
+            return new Violation(V2Header.OFF_NUM_ORDERS, "num_engram_orders " + orders.length
                     + " must be 1.." + Geometry.MAX_ORDERS + " (the dilation is the largest order)");
         }
         // Likewise sites4: a fifth site's layer is lost.
         int[] sites = g.engramSites();
         if (sites.length > Geometry.MAX_SITES) {
-            return new Violation(CactFormat.OFF_NUM_SITES, "num_engram_sites " + sites.length + " exceeds " + Geometry.MAX_SITES);
+            return new Violation(V2Header.OFF_NUM_SITES, "num_engram_sites " + sites.length + " exceeds " + Geometry.MAX_SITES);
         }
         // SimpleAttentionNetwork.setup asserts every engram layer < num_layers; struct 'I' refuses
         // a negative one. Two sites at one layer are upstream's (Stack sums them): a note, not a rule.
         for (int i = 0; i < sites.length; i++) {
             if (sites[i] < 0 || sites[i] >= g.numLayers()) {
-                return new Violation(CactFormat.OFF_SITES + 4 * i, "engram site " + Integer.toUnsignedString(sites[i])
+                return new Violation(V2Header.OFF_SITES + 4 * i, "engram site " + Integer.toUnsignedString(sites[i])
                         + " is not a layer (num_layers " + g.numLayers() + ")");
             }
         }
@@ -87,22 +88,22 @@ public final class GeometryRules {
         // negative engram_heads makes the count negative, which struct 'I' refuses).
         int tables = g.numEngramTables();
         if (tables <= 0 || tables % orders.length != 0) {
-            return new Violation(CactFormat.OFF_ENGRAM_TABLES, "num_engram_tables " + Integer.toUnsignedString(tables)
+            return new Violation(V2Header.OFF_ENGRAM_TABLES, "num_engram_tables " + Integer.toUnsignedString(tables)
                     + " must be a positive multiple of num_engram_orders " + orders.length + " (tables = orders x heads)");
         }
         // _geometry: sub_dim = d_model // (len(orders) * heads).
         if (g.engramSubDim() != g.dModel() / tables) {
-            return new Violation(CactFormat.OFF_ENGRAM_SUB_DIM, "engram_sub_dim " + Integer.toUnsignedString(g.engramSubDim())
+            return new Violation(V2Header.OFF_ENGRAM_SUB_DIM, "engram_sub_dim " + Integer.toUnsignedString(g.engramSubDim())
                     + " must be d_model / tables = " + g.dModel() + " / " + tables + " = " + g.dModel() / tables);
         }
         // _pack_cact writes ENGRAM_CONV_TAPS and max(orders).
         if (g.engramConvTaps() != ENGRAM_CONV_TAPS) {
-            return new Violation(CactFormat.OFF_CONV_TAPS, "engram_conv_taps " + Integer.toUnsignedString(g.engramConvTaps())
+            return new Violation(V2Header.OFF_CONV_TAPS, "engram_conv_taps " + Integer.toUnsignedString(g.engramConvTaps())
                     + " must be " + ENGRAM_CONV_TAPS + " (upstream ENGRAM_CONV_TAPS)");
         }
         int maxOrder = Arrays.stream(orders).max().orElse(0);
         if (g.engramConvDilation() != maxOrder) {
-            return new Violation(CactFormat.OFF_CONV_DILATION, "engram_conv_dilation "
+            return new Violation(V2Header.OFF_CONV_DILATION, "engram_conv_dilation "
                     + Integer.toUnsignedString(g.engramConvDilation()) + " must be the largest engram order " + maxOrder);
         }
         if (sites.length > 0) {
@@ -118,7 +119,7 @@ public final class GeometryRules {
         // NaN gives NaN angles, so no upstream model has one. An infinite theta (no rotation
         // beyond dimension 0) is finite arithmetic upstream and here.
         if (!(g.ropeTheta() > 0)) {
-            return new Violation(CactFormat.OFF_ROPE_THETA, "rope_theta " + g.ropeTheta() + " must be positive");
+            return new Violation(V2Header.OFF_ROPE_THETA, "rope_theta " + g.ropeTheta() + " must be positive");
         }
         return null;
     }
@@ -130,17 +131,17 @@ public final class GeometryRules {
     private static Violation engramRunnable(Geometry g, int[] orders) {
         // engram_indices takes tokens modulo engram_slots and _mask_diag pads by order - 1 (an
         // order of 0 pads by -1, which jnp.pad refuses).
-        if (g.engramSlots() <= 0) return outOfRange(CactFormat.OFF_ENGRAM_SLOTS, "engram_slots", g.engramSlots());
+        if (g.engramSlots() <= 0) return outOfRange(V2Header.OFF_ENGRAM_SLOTS, "engram_slots", g.engramSlots());
         for (int i = 0; i < orders.length; i++) {
-            if (orders[i] <= 0) return outOfRange(CactFormat.OFF_ORDERS + 4 * i, "engram order", orders[i]);
+            if (orders[i] <= 0) return outOfRange(V2Header.OFF_ORDERS + 4 * i, "engram order", orders[i]);
         }
-        Violation wide = fitsInt(CactFormat.OFF_ENGRAM_SLOTS, "num_engram_tables x engram_slots", g.numEngramTables(), g.engramSlots());
-        if (wide == null) wide = fitsInt(CactFormat.OFF_ENGRAM_TABLES, "num_engram_tables x engram_sub_dim", g.numEngramTables(), g.engramSubDim());
+        Violation wide = fitsInt(V2Header.OFF_ENGRAM_SLOTS, "num_engram_tables x engram_slots", g.numEngramTables(), g.engramSlots());
+        if (wide == null) wide = fitsInt(V2Header.OFF_ENGRAM_TABLES, "num_engram_tables x engram_sub_dim", g.numEngramTables(), g.engramSubDim());
         if (wide != null) return wide;
         // The workbench's limit: only an explicit engram_heads above d_model / len(orders) gives
         // zero-width tables, a no-op engram upstream computes and the workbench's kernels do not.
         if (g.engramSubDim() <= 0) {
-            return new Violation(CactFormat.OFF_ENGRAM_SUB_DIM, "engram_sub_dim 0: " + g.numEngramTables()
+            return new Violation(V2Header.OFF_ENGRAM_SUB_DIM, "engram_sub_dim 0: " + g.numEngramTables()
                     + " engram tables do not fit d_model " + g.dModel() + " (the workbench needs rows of at least one value)");
         }
         return null;

@@ -1,9 +1,11 @@
-package dev.needlewb.core.model;
+package dev.needlewb.core.v2;
 
+import dev.needlewb.core.generation.Generation;
+import dev.needlewb.core.generation.ModelGeometry;
 import java.util.Arrays;
 
 /**
- * The architecture geometry a {@code .cact} header carries (SPEC section 5), plus the two
+ * The Needle 2 architecture geometry a {@code .cact} header carries (SPEC section 5), plus the two
  * deployment fields kv_window and kv_bits. Engram orders and sites hold only the used entries.
  */
 public record Geometry(
@@ -25,7 +27,7 @@ public record Geometry(
         int[] engramSites,
         float ropeTheta,
         int kvWindow,
-        int kvBits) {
+        int kvBits) implements ModelGeometry {
 
     /** At most this many engram orders and sites fit in the header. */
     public static final int MAX_ORDERS = 4;
@@ -46,6 +48,26 @@ public record Geometry(
     public static Geometry mini() {
         return new Geometry(512, 128, 4, 2, 6, 32, 256, 128, 4, 256, 64, 2, 4, 3,
                 new int[] {2, 3}, new int[] {1, 4}, 100000f, 256, 8);
+    }
+
+    /**
+     * {@code g} as a Needle 2 geometry. Needle 2 code is reached through a generation's registry
+     * entry, so another generation's geometry here is a bug, not bad input.
+     */
+    public static Geometry of(ModelGeometry g) {
+        if (g instanceof Geometry v2) return v2;
+        throw new IllegalArgumentException(g.generation() + " geometry where a Needle 2 one was expected");
+    }
+
+    @Override
+    public Generation generation() {
+        return Generation.NEEDLE2;
+    }
+
+    /** Needle 2 ties its logits to the whole embedding: vocab rows. */
+    @Override
+    public int outVocab() {
+        return vocab;
     }
 
     @Override
@@ -93,6 +115,7 @@ public record Geometry(
     }
 
     /** {@link #slidingWindow} for a reader: {@code 256}, {@code none (kv_window 160 >= max_seq_len 128)} or {@code none (kv_window 0)}. */
+    @Override
     public String slidingWindowText() {
         if (slidingWindow() != 0) return Integer.toString(kvWindow);
         if (kvWindow == 0) return "none (kv_window 0)";

@@ -1,4 +1,6 @@
-package dev.needlewb.converter.names;
+package dev.needlewb.converter.v2;
+
+import dev.needlewb.converter.names.Transform;
 
 /**
  * One tensor of a model: a {@link ModelTensor} row for the layer or engram site {@code index}

@@ -1,0 +1,55 @@
+package dev.needlewb.engine;
+
+import dev.needlewb.core.FormatException;
+import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.generation.Generation;
+import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.cact.CactFormat;
+import java.util.Optional;
+
+/**
+ * The engine's registry: how the engine loads a file of each generation, and which generations it
+ * does not run (yet). The one place the engine names an implementation; the switch is exhaustive,
+ * so a new generation is listed here by the compiler. {@link Engine} is Needle 2's.
+ */
+public final class EngineGenerations {
+    /** Loads a validated file of one generation into an engine. */
+    @FunctionalInterface
+    interface Loader {
+        Engine load(CactFile file, boolean ownsFile, EngineOptions options) throws WorkbenchException;
+    }
+
+    private EngineGenerations() {}
+
+    static Optional<Loader> find(Generation g) {
+        return switch (g) {
+            case NEEDLE2 -> Optional.of(Engine::new);
+            case NEEDLE3 -> Optional.empty();
+        };
+    }
+
+    /** The loader of {@code file}'s generation. */
+    static Loader of(CactFile file) throws FormatException {
+        Generation g = file.geometry().generation();
+        Optional<Loader> loader = find(g);
+        if (loader.isEmpty()) throw new FormatException(file.path(), CactFormat.OFF_TAG, notRun(g));
+        return loader.get();
+    }
+
+    /**
+     * Refuses a file the engine cannot run because of its generation, before a command does any
+     * other work with it (one line naming the generation; the CLI exits 2).
+     */
+    public static void require(CactFile file) throws FormatException {
+        of(file);
+    }
+
+    /** Why a file of {@code g} is refused: e.g. {@code Needle 3 files are not run by the engine yet (it runs Needle 2)}. */
+    static String notRun(Generation g) {
+        StringBuilder runs = new StringBuilder();
+        for (Generation other : Generation.values()) {
+            if (find(other).isPresent()) runs.append(runs.isEmpty() ? "" : ", ").append(other);
+        }
+        return g + " files are not run by the engine yet (it runs " + runs + ")";
+    }
+}

@@ -45,6 +45,11 @@ public final class Golden {
         return existing(dir().resolve("mini").resolve(file));
     }
 
+    /** A file of the Needle 3 golden data ({@code v3mini}, see its README). */
+    public static Path v3mini(String file) {
+        return existing(dir().resolve("v3mini").resolve(file));
+    }
+
     public static Path common(String file) {
         return existing(dir().resolve("common").resolve(file));
     }

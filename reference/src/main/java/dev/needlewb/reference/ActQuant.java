@@ -5,8 +5,8 @@ package dev.needlewb.reference;
  * {@code absmax/127} (1 when the row is all zero), {@code clip(round_half_even(x/scale), -128, 127) * scale},
  * returned as {@code x + (q - x)} exactly as the straight-through expression evaluates.
  */
-final class ActQuant {
-    static final int QMAX = 127;
+public final class ActQuant {
+    public static final int QMAX = 127;
 
     private ActQuant() {}
 
@@ -14,7 +14,7 @@ final class ActQuant {
      * Fake-quantizes every row of {@code x [rows, width]} in place. Row r belongs to token position
      * {@code firstPosition + r}; near ties go to {@code watch} (may be null) under {@code site}.
      */
-    static void apply(double[] x, int rows, int width, String site, int firstPosition, QuantWatch watch) {
+    public static void apply(double[] x, int rows, int width, String site, int firstPosition, QuantWatch watch) {
         for (int r = 0; r < rows; r++) {
             int off = r * width;
             double absmax = 0;

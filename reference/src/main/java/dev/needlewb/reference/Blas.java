@@ -23,7 +23,7 @@ import java.lang.invoke.MethodHandle;
  * and other jobs, a second BLAS thread was measured to make decode steps several times slower,
  * and it gains little on 512-wide matrices.
  */
-final class Blas {
+public final class Blas {
     static final int THREADS = Integer.getInteger("needlewb.reference.threads", 1);
     private static final int ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112;
     private static final MethodHandle DGEMM, DGEMV;
@@ -47,7 +47,7 @@ final class Blas {
      * {@code a [m, k] @ b} where b is row-major [k, n], or [n, k] used transposed when
      * {@code transposeB}; returns the row-major [m, n] product.
      */
-    static double[] multiply(double[] a, int m, int k, double[] b, int n, boolean transposeB) {
+    public static double[] multiply(double[] a, int m, int k, double[] b, int n, boolean transposeB) {
         if ((long) m * k != a.length) {
             throw new IllegalArgumentException("left operand [" + m + ", " + k + "] needs " + (long) m * k
                     + " values, got " + a.length);

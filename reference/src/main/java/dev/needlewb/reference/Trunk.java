@@ -14,11 +14,13 @@ final class Trunk {
     private final Geometry g;
     private final ReferenceWeights w;
     private final Rope rope;
+    private final Engram.Layout engramLayout;
 
     Trunk(Geometry g, ReferenceWeights w) {
         this.g = g;
         this.w = w;
         this.rope = new Rope(g.headDim(), g.ropeTheta());
+        this.engramLayout = Engram.Layout.of(g);
     }
 
     Rope rope() {
@@ -54,7 +56,7 @@ final class Trunk {
         int[] sites = g.engramSites();
         Engram.KeyValue[] engram = new Engram.KeyValue[sites.length];
         for (int site = 0; site < sites.length; site++) {
-            engram[site] = Engram.compute(w.engrams().get(site), g, site, tokens, pos, count, engramMask, s);
+            engram[site] = Engram.compute(w.engrams().get(site), engramLayout, site, tokens, pos, count, engramMask, s.quant(), s.watch());
         }
 
         double[] lanes = new double[count * n * d];
@@ -81,9 +83,9 @@ final class Trunk {
 
             lanes = mix.writeBack(lanes, block, u, count, d);
             if (taps.wants(tap, "lanes_out")) taps.record(tap + "lanes_out", lanes, count, n, d);
-            if (layerMeans != null) layerMeans[l] = laneMean(lanes, count, n, d);
+            if (layerMeans != null) layerMeans[l] = LaneMixing.laneMean(lanes, count, n, d);
         }
-        return laneMean(lanes, count, n, d);
+        return LaneMixing.laneMean(lanes, count, n, d);
     }
 
     /** {@code u + sigmoid(rms_unit(u) . rms_unit(k) / sqrt(d)) * v}, row by row. */
@@ -94,27 +96,11 @@ final class Trunk {
         double[] alpha = new double[count];
         double[] out = new double[u.length];
         for (int i = 0; i < count; i++) {
-            Norms.rmsUnit(u, i * d, d, ru, 0);
-            Norms.rmsUnit(kv.key(), i * d, d, rk, 0);
-            double dot = 0;
-            for (int c = 0; c < d; c++) dot += ru[c] * rk[c];
-            alpha[i] = Norms.sigmoid(dot / Math.sqrt(d));
+            alpha[i] = Engram.gate(u, kv.key(), i, d, ru, rk);
             for (int c = 0; c < d; c++) out[i * d + c] = u[i * d + c] + alpha[i] * kv.value()[i * d + c];
         }
         if (taps.wants(tap, "engram_alpha")) taps.record(tap + "engram_alpha", alpha, count);
         return out;
-    }
-
-    private static double[] laneMean(double[] lanes, int count, int n, int d) {
-        double[] mean = new double[count * d];
-        for (int i = 0; i < count; i++) {
-            for (int c = 0; c < d; c++) {
-                double sum = 0;
-                for (int lane = 0; lane < n; lane++) sum += lanes[(i * n + lane) * d + c];
-                mean[i * d + c] = sum / n;
-            }
-        }
-        return mean;
     }
 
     private static int indexOf(int[] values, int v) {

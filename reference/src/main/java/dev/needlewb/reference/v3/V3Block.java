@@ -1,0 +1,39 @@
+package dev.needlewb.reference.v3;
+
+import dev.needlewb.converter.flax.v3.V3Config;
+import dev.needlewb.reference.ActQuant;
+import dev.needlewb.reference.Mask;
+import dev.needlewb.reference.Norms;
+import dev.needlewb.reference.Rope;
+import dev.needlewb.reference.RunSettings;
+import dev.needlewb.reference.Taps;
+
+/**
+ * One Needle 3 Block after its engram injection ({@code Block.__call__}): norm_in, A8 in quant
+ * mode, attention, post_attn_norm, the sigmoid-gated residual, then pre_hada_norm and the
+ * Kronecker MLP residual.
+ */
+final class V3Block {
+    private V3Block() {}
+
+    /** The Block output [count, d] for input {@code x} [count, d] at positions [pos, pos + count). */
+    static double[] forward(double[] x, int count, int pos, V3BlockWeights w, V3Config c, MlpPermutations perms,
+                            V3Cache cache, int layer, Rope.Table rope, Mask mask, int window, RunSettings s, String tap) {
+        int d = c.dModel();
+        double[] h = Norms.zcnRows(x, count, d, w.normIn());
+        if (s.quant()) ActQuant.apply(h, count, d, tap + "attn_in", pos, s.watch());
+        double[] a = V3Attention.forward(h, count, pos, w, c, cache, layer, rope, mask, window, s, tap);
+        a = Norms.zcnRows(a, count, d, w.postNorm());
+        double gate = Norms.sigmoid(w.attnGate());
+        double[] out = new double[count * d];
+        for (int i = 0; i < out.length; i++) out[i] = x[i] + gate * a[i];
+
+        double[] m = Norms.zcnRows(out, count, d, w.preHadaNorm());
+        Taps taps = s.taps();
+        if (taps.wants(tap, "mlp.in")) taps.record(tap + "mlp.in", m, count, d);
+        boolean untied = c.hadaFactorMode() == V3Config.FactorMode.BLOCK_UNTIED;
+        double[] mlp = KroneckerMlp.forward(m, count, d, w.mlp(), perms, c.hadaBlockA(), c.hadaBlockB(), untied, taps, tap);
+        for (int i = 0; i < out.length; i++) out[i] += mlp[i];
+        return out;
+    }
+}

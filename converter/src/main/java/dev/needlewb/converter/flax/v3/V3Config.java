@@ -102,6 +102,29 @@ public record V3Config(
     }
 
     /**
+     * The released Needle 3 geometry (SPEC section 8): d_model 768, 20 layers, 12/2 heads, qk 48 /
+     * v 64, window 1024 with global layers 4/9/14/19, 3 conv taps, engram sites 3/7/11/15/19 with
+     * 18,432 slots, max_seq_len 8192, kv_bits 8; vocab 8192, which the published parameter count
+     * implies (SPEC does not state it).
+     */
+    public static V3Config released() {
+        Map<String, Object> c = new java.util.HashMap<>();
+        c.put("vocab_size", 8192L);
+        c.put("max_seq_len", 8192L);
+        c.put("qk_head_dim", 48L);
+        c.put("v_head_dim", 64L);
+        c.put("sliding_window", 1024L);
+        c.put("global_layers", List.of(4L, 9L, 14L, 19L));
+        c.put("qkv_conv_taps", 3L);
+        try {
+            // every other field is the class default: d_model 768, 20 layers, 12/2 heads, the sites
+            return fromSaved(c);
+        } catch (WorkbenchException e) {
+            throw new IllegalStateException("the released config does not parse", e);
+        }
+    }
+
+    /**
      * Reads the config dict of a Needle 3 checkpoint and checks what upstream's constructor and
      * model checks, plus what the forward needs (even qk head dim for the half-split RoPE).
      *

@@ -47,6 +47,7 @@ class V3ConfigTest {
         assertThat(c.logitRows()).isEqualTo(8192);
         assertThat(c.isGlobalLayer(4)).isTrue();
         assertThat(c.isGlobalLayer(5)).isFalse();
+        assertThat(c).isEqualTo(V3Config.released());
     }
 
     @Test

@@ -7,7 +7,7 @@ import dev.needlewb.core.model.Geometry;
  * QK norm, half-split RoPE, optional KV rounding, the new K/V written into the cache, softmax over
  * the visible cached keys, sigmoid output gate, optional A8 rounding, out_proj.
  */
-public final class Attention {
+final class Attention {
     private Attention() {}
 
     /**
@@ -83,7 +83,7 @@ public final class Attention {
                 double[] values = cache.values(layer, head / groupSize);
                 int qOff = (i * heads + head) * hd;
                 if (seen == 0) java.util.Arrays.fill(weights, 0, span, 1.0 / span);
-                else softmaxWeights(q, qOff, keys, hd, 0, span, scale, visible, weights);
+                else softmaxWeights(q, qOff, keys, hd, span, scale, visible, weights);
                 for (int key = 0; key < span; key++) {
                     if (weights[key] != 0) Vec.axpy(weights[key], values, key * hd, o, qOff, hd);
                 }
@@ -92,15 +92,14 @@ public final class Attention {
     }
 
     /**
-     * Softmax of {@code q.k / scale} over the visible keys among [from, span), written to
-     * {@code weights[from, span)}; hidden keys weigh exactly 0, as upstream's "most negative finite"
-     * fill gives after exp. At least one key must be visible. Keys are rows of {@code keys} of
-     * length {@code hd}, the query is {@code q[qOff, qOff + hd)}.
+     * Softmax of {@code q.k / sqrt(head_dim)} over the visible keys among [0, span); hidden keys
+     * weigh exactly 0, as upstream's "most negative finite" fill gives after exp. (A query that sees
+     * no key at all gets uniform weights over every key, which is what that fill yields.)
      */
-    public static void softmaxWeights(double[] q, int qOff, double[] keys, int hd, int from, int span, double scale,
-                                      boolean[] visible, double[] weights) {
+    private static void softmaxWeights(double[] q, int qOff, double[] keys, int hd, int span, double scale,
+                                       boolean[] visible, double[] weights) {
         double max = Double.NEGATIVE_INFINITY;
-        for (int key = from; key < span; key++) {
+        for (int key = 0; key < span; key++) {
             if (visible[key]) {
                 double score = Vec.dot(q, qOff, keys, key * hd, hd) / scale;
                 weights[key] = score;
@@ -108,11 +107,11 @@ public final class Attention {
             }
         }
         double sum = 0;
-        for (int key = from; key < span; key++) {
+        for (int key = 0; key < span; key++) {
             double e = visible[key] ? Math.exp(weights[key] - max) : 0;
             weights[key] = e;
             sum += e;
         }
-        for (int key = from; key < span; key++) weights[key] /= sum;
+        for (int key = 0; key < span; key++) weights[key] /= sum;
     }
 }

@@ -45,9 +45,21 @@ public final class Blas {
 
     /**
      * {@code a [m, k] @ b} where b is row-major [k, n], or [n, k] used transposed when
-     * {@code transposeB}; returns the row-major [m, n] product.
+     * {@code transposeB}; returns the row-major [m, n] product. Rows go to {@link RowChunks}.
      */
     public static double[] multiply(double[] a, int m, int k, double[] b, int n, boolean transposeB) {
+        return product(a, m, k, b, n, transposeB, true);
+    }
+
+    /**
+     * The same product in one call on this thread, for a caller already working on one row
+     * chunk (a few rows): the bits are those of a {@link #multiply} of at most {@link RowChunks#ROWS} rows.
+     */
+    public static double[] multiplyHere(double[] a, int m, int k, double[] b, int n, boolean transposeB) {
+        return product(a, m, k, b, n, transposeB, false);
+    }
+
+    private static double[] product(double[] a, int m, int k, double[] b, int n, boolean transposeB, boolean chunked) {
         if ((long) m * k != a.length) {
             throw new IllegalArgumentException("left operand [" + m + ", " + k + "] needs " + (long) m * k
                     + " values, got " + a.length);
@@ -64,9 +76,11 @@ public final class Blas {
                 // a single row (a decode step): dgemv streams the matrix once, where dgemm would pack it first
                 DGEMV.invokeExact(ROW_MAJOR, transposeB ? NO_TRANS : TRANS, transposeB ? n : k, transposeB ? k : n,
                         1.0, right, transposeB ? k : n, left, 1, 0.0, product, 1);
-            } else {
+            } else if (chunked) {
                 RowChunks.forEach(m, (from, to) -> dgemm(left.asSlice(8L * from * k), to - from, k, right, n, transposeB,
                         product.asSlice(8L * from * n)));
+            } else {
+                dgemm(left, m, k, right, n, transposeB, product);
             }
         } catch (Throwable e) {
             throw new IllegalStateException("OpenBLAS call failed", e);

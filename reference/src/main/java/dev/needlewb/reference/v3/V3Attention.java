@@ -2,8 +2,7 @@ package dev.needlewb.reference.v3;
 
 import dev.needlewb.converter.flax.v3.V3Config;
 import dev.needlewb.reference.ActQuant;
-import dev.needlewb.reference.Attention;
-import dev.needlewb.reference.Mask;
+import dev.needlewb.reference.Blas;
 import dev.needlewb.reference.Norms;
 import dev.needlewb.reference.Rope;
 import dev.needlewb.reference.RowChunks;
@@ -25,13 +24,12 @@ final class V3Attention {
 
     /**
      * @param h      the normalised block input [count, d] (already A8-rounded in quant mode)
-     * @param mask   the layer's mask: the model mask, and {@code q - k < window} for a local layer
-     * @param window the layer's sliding window, 0 for a global layer
+     * @param mask   the layer's mask: the model mask, cut to the sliding window for a local layer
      * @param tap    tap prefix such as {@code layer07.}
      * @return the attention output [count, d]
      */
     static double[] forward(double[] h, int count, int pos, V3BlockWeights w, V3Config c, V3Cache cache, int layer,
-                            Rope.Table rope, Mask mask, int window, RunSettings s, String tap) {
+                            Rope.Table rope, V3Mask mask, RunSettings s, String tap) {
         int heads = c.numHeads();
         int kvHeads = c.numKvHeads();
         int qk = c.qkDim();
@@ -73,7 +71,7 @@ final class V3Attention {
         if (taps.wants(tap, "attn.v")) taps.record(tap + "attn.v", v, count, kvHeads, vd);
 
         double[] o = new double[count * heads * vd];
-        RowChunks.forEach(count, (from, to) -> attend(q, from, to, pos, pos + count, cache, layer, c, mask, window, o));
+        RowChunks.forEach(count, (from, to) -> attend(q, from, to, pos, pos + count, cache, layer, c, mask, o));
         applyGate(o, gate, count, heads, vd, c.attentionGate());
         if (s.quant()) ActQuant.apply(o, count, heads * vd, tap + "attn_out", pos, s.watch());
         double[] out = w.out().apply(o, count);
@@ -87,7 +85,7 @@ final class V3Attention {
      * p - j; rows before {@code pos} come from the cache's ring, which then takes the last rows of
      * this call. Returns {@code raw} itself when there are no taps.
      */
-    private static double[] conv(double[] raw, int count, int pos, double[] taps, double[] ring, int ringRows, Mask mask) {
+    private static double[] conv(double[] raw, int count, int pos, double[] taps, double[] ring, int ringRows, V3Mask mask) {
         if (taps == null) return raw;
         int width = raw.length / count;
         int nt = taps.length / width;
@@ -110,42 +108,85 @@ final class V3Attention {
     }
 
     /**
-     * The output {@code o} [count, heads, v] of this call's queries [from, to); {@code keyCount} is
-     * the number of cached positions after this call's keys were written.
+     * The output {@code o} [count, heads, v] of this call's queries [from, to) (at most one row
+     * chunk); {@code keyCount} is the number of cached positions after this call's keys were
+     * written. Per kv head, the keys any of these queries may see (the window of the first one up
+     * to the last one) are one block: per query head, scores {@code Q K^T} and output {@code P V}
+     * are two matrix products, the masked softmax between them.
      */
     private static void attend(double[] q, int from, int to, int pos, int keyCount, V3Cache cache, int layer, V3Config c,
-                               Mask mask, int window, double[] o) {
+                               V3Mask mask, double[] o) {
         int heads = c.numHeads();
         int qk = c.qkDim();
         int vd = c.vDim();
         int groupSize = heads / c.numKvHeads();
+        int rows = to - from;
+        int lo = mask.firstKey(pos + from);
+        int span = pos + to - lo;
+        boolean[] visible = new boolean[rows * span];
+        boolean[] blind = visibility(mask, pos + from, rows, lo, span, visible);
         double scale = Math.sqrt(qk);
-        double[] weights = new double[keyCount];
-        boolean[] visible = new boolean[keyCount];
-        for (int i = from; i < to; i++) {
-            int query = pos + i;
-            int first = window > 0 ? Math.max(0, query - window + 1) : 0;
-            int seen = 0;
-            for (int key = first; key <= query; key++) {
-                visible[key] = mask.visible(query, key);
-                if (visible[key]) seen++;
-            }
-            // A query that sees no key at all (a PAD query under the padding mask) gets uniform
-            // weights over every key, as upstream's "most negative finite" fill yields.
-            int lo = seen == 0 ? 0 : first;
-            int span = seen == 0 ? keyCount : query + 1;
-            for (int head = 0; head < heads; head++) {
-                double[] keys = cache.keys(layer, head / groupSize);
-                double[] values = cache.values(layer, head / groupSize);
-                int qOff = (i * heads + head) * qk;
-                int oOff = (i * heads + head) * vd;
-                if (seen == 0) Arrays.fill(weights, 0, span, 1.0 / span);
-                else Attention.softmaxWeights(q, qOff, keys, qk, first, span, scale, visible, weights);
-                for (int key = lo; key < span; key++) {
-                    if (weights[key] != 0) Vec.axpy(weights[key], values, key * vd, o, oOff, vd);
+        double[] qh = new double[rows * qk];
+        for (int g = 0; g < c.numKvHeads(); g++) {
+            double[] keys = Arrays.copyOfRange(cache.keys(layer, g), lo * qk, (lo + span) * qk);
+            double[] values = Arrays.copyOfRange(cache.values(layer, g), lo * vd, (lo + span) * vd);
+            for (int head = g * groupSize; head < (g + 1) * groupSize; head++) {
+                for (int r = 0; r < rows; r++) System.arraycopy(q, ((from + r) * heads + head) * qk, qh, r * qk, qk);
+                double[] p = Blas.multiplyHere(qh, rows, qk, keys, span, true);
+                for (int r = 0; r < rows; r++) softmax(p, r * span, span, scale, visible);
+                double[] out = Blas.multiplyHere(p, rows, span, values, vd, false);
+                for (int r = 0; r < rows; r++) {
+                    int oOff = ((from + r) * heads + head) * vd;
+                    if (blind[r]) uniform(cache.values(layer, g), keyCount, vd, o, oOff);
+                    else System.arraycopy(out, r * vd, o, oOff, vd);
                 }
             }
         }
+    }
+
+    /**
+     * {@code visible[r * span + key - lo]} for the queries {@code first + r} and keys from
+     * {@code lo}; returns which queries see no key at all.
+     */
+    private static boolean[] visibility(V3Mask mask, int first, int rows, int lo, int span, boolean[] visible) {
+        boolean[] blind = new boolean[rows];
+        for (int r = 0; r < rows; r++) {
+            boolean any = false;
+            for (int i = 0; i < span; i++) {
+                boolean v = mask.visible(first + r, lo + i);
+                visible[r * span + i] = v;
+                any |= v;
+            }
+            blind[r] = !any;
+        }
+        return blind;
+    }
+
+    /**
+     * In place over {@code s[off, off + n)}: {@code softmax(s / scale)} over the visible entries,
+     * exactly 0 elsewhere, as upstream's "most negative finite" fill gives after exp (all 0 when
+     * none is visible).
+     */
+    private static void softmax(double[] s, int off, int n, double scale, boolean[] visible) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (int i = 0; i < n; i++) {
+            if (visible[off + i]) max = Math.max(max, s[off + i] / scale);
+        }
+        double sum = 0;
+        for (int i = 0; i < n; i++) {
+            double e = visible[off + i] ? Math.exp(s[off + i] / scale - max) : 0;
+            s[off + i] = e;
+            sum += e;
+        }
+        for (int i = 0; i < n; i++) s[off + i] = sum == 0 ? 0 : s[off + i] / sum;
+    }
+
+    /**
+     * A query that sees no key at all (a PAD query under the padding mask) gets uniform weights
+     * over every key, as upstream's "most negative finite" fill yields.
+     */
+    private static void uniform(double[] values, int keyCount, int vd, double[] o, int oOff) {
+        for (int key = 0; key < keyCount; key++) Vec.axpy(1.0 / keyCount, values, key * vd, o, oOff, vd);
     }
 
     /** {@code o *= sigmoid(gate)}: per channel [count, heads * v], or per head [count, heads]. */

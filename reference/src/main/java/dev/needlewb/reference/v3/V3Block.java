@@ -2,7 +2,6 @@ package dev.needlewb.reference.v3;
 
 import dev.needlewb.converter.flax.v3.V3Config;
 import dev.needlewb.reference.ActQuant;
-import dev.needlewb.reference.Mask;
 import dev.needlewb.reference.Norms;
 import dev.needlewb.reference.Rope;
 import dev.needlewb.reference.RunSettings;
@@ -18,11 +17,11 @@ final class V3Block {
 
     /** The Block output [count, d] for input {@code x} [count, d] at positions [pos, pos + count). */
     static double[] forward(double[] x, int count, int pos, V3BlockWeights w, V3Config c, MlpPermutations perms,
-                            V3Cache cache, int layer, Rope.Table rope, Mask mask, int window, RunSettings s, String tap) {
+                            V3Cache cache, int layer, Rope.Table rope, V3Mask mask, RunSettings s, String tap) {
         int d = c.dModel();
         double[] h = Norms.zcnRows(x, count, d, w.normIn());
         if (s.quant()) ActQuant.apply(h, count, d, tap + "attn_in", pos, s.watch());
-        double[] a = V3Attention.forward(h, count, pos, w, c, cache, layer, rope, mask, window, s, tap);
+        double[] a = V3Attention.forward(h, count, pos, w, c, cache, layer, rope, mask, s, tap);
         a = Norms.zcnRows(a, count, d, w.postNorm());
         double gate = Norms.sigmoid(w.attnGate());
         double[] out = new double[count * d];

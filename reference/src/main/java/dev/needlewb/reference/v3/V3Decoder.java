@@ -1,6 +1,5 @@
 package dev.needlewb.reference.v3;
 
-import dev.needlewb.reference.Mask;
 import dev.needlewb.reference.Norms;
 import dev.needlewb.reference.RunSettings;
 import java.util.Arrays;
@@ -60,7 +59,7 @@ public final class V3Decoder {
         int pos = length;
         System.arraycopy(tokens, 0, history, pos, tokens.length);
         int[] seen = Arrays.copyOf(history, pos + tokens.length);
-        double[] h = model.trunk().run(seen, pos, tokens.length, cache, Mask.CAUSAL, settings, null);
+        double[] h = model.trunk().run(seen, pos, tokens.length, cache, V3Mask.causal(), settings, null);
         length += tokens.length;
         return model.logits(Norms.zcnRows(h, tokens.length, model.config().dModel(), model.finalNorm()), tokens.length,
                 pos, settings);

@@ -6,7 +6,6 @@ import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.reference.ActQuant;
 import dev.needlewb.reference.FlaxParams;
 import dev.needlewb.reference.KvQuantizer;
-import dev.needlewb.reference.Mask;
 import dev.needlewb.reference.Matrix;
 import dev.needlewb.reference.Norms;
 import dev.needlewb.reference.RunSettings;
@@ -232,8 +231,8 @@ public final class V3Model {
         }
     }
 
-    private Mask mask(int[] tokens, V3Options o, boolean padding) {
-        return Mask.sequence(tokens, config.padTokenId(), padding, null, o.window(), o.sinks());
+    private V3Mask mask(int[] tokens, V3Options o, boolean padding) {
+        return V3Mask.sequence(tokens, config.padTokenId(), padding, o.window(), o.sinks());
     }
 
     /** The index of the first largest value (jnp.argmax). */

@@ -4,7 +4,6 @@ import dev.needlewb.converter.flax.v3.V3Config;
 import dev.needlewb.reference.ActQuant;
 import dev.needlewb.reference.Engram;
 import dev.needlewb.reference.LaneMixing;
-import dev.needlewb.reference.Mask;
 import dev.needlewb.reference.Rope;
 import dev.needlewb.reference.RunSettings;
 import dev.needlewb.reference.Taps;
@@ -47,7 +46,7 @@ final class V3Trunk {
      *                   also gates the engram n-grams and conv taps
      * @param layerMeans when not null, receives the lane mean after each layer ([layers][count * d])
      */
-    double[] run(int[] tokens, int pos, int count, V3Cache cache, Mask mask, RunSettings s, double[][] layerMeans) {
+    double[] run(int[] tokens, int pos, int count, V3Cache cache, V3Mask mask, RunSettings s, double[][] layerMeans) {
         int d = c.dModel();
         int n = c.mhcLanes();
         Taps taps = s.taps();
@@ -77,11 +76,9 @@ final class V3Trunk {
             if (taps.wants(tap, "u")) taps.record(tap + "u", u, count, d);
 
             double[] blockIn = inject(u, count, l, engram, tap, taps);
-            boolean global = c.isGlobalLayer(l);
-            int window = global ? 0 : c.slidingWindow();
-            Mask layerMask = global ? mask : (q, k) -> q - k < window && mask.visible(q, k);
+            V3Mask layerMask = mask.layer(c.isGlobalLayer(l) ? 0 : c.slidingWindow());
             double[] block = V3Block.forward(blockIn, count, pos, w.blocks().get(l), c, w.permutations(), cache, l, table,
-                    layerMask, window, s, tap);
+                    layerMask, s, tap);
             if (taps.wants(tap, "block_out")) taps.record(tap + "block_out", block, count, d);
             if (taps.wants(tap, "hpost")) taps.record(tap + "hpost", mix.hpost(), count, n);
             if (taps.wants(tap, "sinkhorn")) taps.record(tap + "sinkhorn", mix.residual(), count, n, n);

@@ -44,6 +44,24 @@ class V3ModelApiTest {
                 .hasMessageContaining("every token is PAD");
     }
 
+    /**
+     * Leading PADs are hidden from every real position (keys, conv taps, engram n-grams and taps
+     * alike), and q0 attention is relative in position: the real rows of hidden_cells are those of
+     * the unpadded sequence. The PAD rows see no key at all (upstream then spreads the weights
+     * over every key); nothing of them may leak into the real rows. (Not in quant mode: there Q
+     * and K are rounded after RoPE, at their absolute angle, so a shift changes the codes.)
+     */
+    @Test
+    void leadingPadsDoNotReachTheRealPositions() {
+        int[] padded = new int[TOKENS.length + 2];
+        System.arraycopy(TOKENS, 0, padded, 2, TOKENS.length);
+        double[][][] cells = MODEL.hiddenCells(padded, V3Options.DEFAULT);
+        double[][][] plain = MODEL.hiddenCells(TOKENS, V3Options.DEFAULT);
+        assertThat(Arrays.stream(cells[0]).flatMapToDouble(Arrays::stream).allMatch(Double::isFinite)).isTrue();
+        double[] real = V3Golden.flat(Arrays.copyOfRange(cells, 2, cells.length));
+        assertThat(V3Golden.relativeError(real, V3Golden.flat(plain))).isLessThan(1e-12);
+    }
+
     @Test
     void aMissingHeadIsNamed() throws WorkbenchException {
         Map<String, NpyArray> noHeads = new HashMap<>(PARAMS);

@@ -48,29 +48,35 @@ public final class Blas {
      * {@code transposeB}; returns the row-major [m, n] product. Rows go to {@link RowChunks}.
      */
     public static double[] multiply(double[] a, int m, int k, double[] b, int n, boolean transposeB) {
-        return product(a, m, k, b, n, transposeB, true);
-    }
-
-    /**
-     * The same product in one call on this thread, for a caller already working on one row
-     * chunk (a few rows): the bits are those of a {@link #multiply} of at most {@link RowChunks#ROWS} rows.
-     */
-    public static double[] multiplyHere(double[] a, int m, int k, double[] b, int n, boolean transposeB) {
-        return product(a, m, k, b, n, transposeB, false);
-    }
-
-    private static double[] product(double[] a, int m, int k, double[] b, int n, boolean transposeB, boolean chunked) {
-        if ((long) m * k != a.length) {
-            throw new IllegalArgumentException("left operand [" + m + ", " + k + "] needs " + (long) m * k
-                    + " values, got " + a.length);
-        }
         if ((long) k * n != b.length) {
             throw new IllegalArgumentException("right operand of " + k + " x " + n + " needs " + (long) k * n
                     + " values, got " + b.length);
         }
+        return product(a, m, k, b, 0, n, transposeB, true);
+    }
+
+    /**
+     * The same product in one call on this thread, for a caller already working on one row chunk
+     * (the bits are those of a {@link #multiply} of at most {@link RowChunks#ROWS} rows), with b's
+     * k x n values starting at {@code b[bFrom]} (rows of a cache, read in place).
+     */
+    public static double[] multiplyHere(double[] a, int m, int k, double[] b, int bFrom, int n, boolean transposeB) {
+        if (bFrom < 0 || bFrom + (long) k * n > b.length) {
+            throw new IllegalArgumentException("right operand of " + k + " x " + n + " from " + bFrom + " runs past "
+                    + b.length + " values");
+        }
+        return product(a, m, k, b, bFrom, n, transposeB, false);
+    }
+
+    private static double[] product(double[] a, int m, int k, double[] b, int bFrom, int n, boolean transposeB, boolean chunked) {
+        if ((long) m * k != a.length) {
+            throw new IllegalArgumentException("left operand [" + m + ", " + k + "] needs " + (long) m * k
+                    + " values, got " + a.length);
+        }
         double[] out = new double[Math.multiplyExact(m, n)];
         if (m == 0 || n == 0) return out;
-        MemorySegment left = MemorySegment.ofArray(a), right = MemorySegment.ofArray(b), product = MemorySegment.ofArray(out);
+        MemorySegment left = MemorySegment.ofArray(a), product = MemorySegment.ofArray(out);
+        MemorySegment right = MemorySegment.ofArray(b).asSlice(8L * bFrom, 8L * k * n);
         try {
             if (m == 1) {
                 // a single row (a decode step): dgemv streams the matrix once, where dgemm would pack it first

@@ -9,7 +9,6 @@ import dev.needlewb.reference.RowChunks;
 import dev.needlewb.reference.RunSettings;
 import dev.needlewb.reference.Taps;
 import dev.needlewb.reference.Vec;
-import java.util.Arrays;
 
 /**
  * Needle 3 grouped-query attention of one layer ({@code MultiHeadAttention}) for positions
@@ -128,16 +127,16 @@ final class V3Attention {
         double scale = Math.sqrt(qk);
         double[] qh = new double[rows * qk];
         for (int g = 0; g < c.numKvHeads(); g++) {
-            double[] keys = Arrays.copyOfRange(cache.keys(layer, g), lo * qk, (lo + span) * qk);
-            double[] values = Arrays.copyOfRange(cache.values(layer, g), lo * vd, (lo + span) * vd);
+            double[] keys = cache.keys(layer, g);
+            double[] values = cache.values(layer, g);
             for (int head = g * groupSize; head < (g + 1) * groupSize; head++) {
                 for (int r = 0; r < rows; r++) System.arraycopy(q, ((from + r) * heads + head) * qk, qh, r * qk, qk);
-                double[] p = Blas.multiplyHere(qh, rows, qk, keys, span, true);
+                double[] p = Blas.multiplyHere(qh, rows, qk, keys, lo * qk, span, true);
                 for (int r = 0; r < rows; r++) softmax(p, r * span, span, scale, visible);
-                double[] out = Blas.multiplyHere(p, rows, span, values, vd, false);
+                double[] out = Blas.multiplyHere(p, rows, span, values, lo * vd, vd, false);
                 for (int r = 0; r < rows; r++) {
                     int oOff = ((from + r) * heads + head) * vd;
-                    if (blind[r]) uniform(cache.values(layer, g), keyCount, vd, o, oOff);
+                    if (blind[r]) uniform(values, keyCount, vd, o, oOff);
                     else System.arraycopy(out, r * vd, o, oOff, vd);
                 }
             }

@@ -18,13 +18,8 @@ public interface Mask {
      * {@code window} OR key is a sink) when {@code window > 0}.
      */
     static Mask sequence(int[] tokens, boolean padding, int[] segments, int window, boolean[] sinks) {
-        return sequence(tokens, ReferenceModel.PAD_ID, padding, segments, window, sinks);
-    }
-
-    /** {@link #sequence(int[], boolean, int[], int, boolean[])} with PAD being token {@code padId}. */
-    static Mask sequence(int[] tokens, int padId, boolean padding, int[] segments, int window, boolean[] sinks) {
         return (q, k) -> k <= q
-                && (!padding || tokens[k] != padId)
+                && (!padding || tokens[k] != ReferenceModel.PAD_ID)
                 && (segments == null || (segments[q] == segments[k] && segments[q] > 0))
                 && (window <= 0 || q - k < window || isSink(sinks, k));
     }

@@ -9,7 +9,7 @@ import dev.needlewb.core.model.Geometry;
  * dilated per-channel causal conv over the values (a tap counts only if its position is visible).
  */
 public final class Engram {
-    public record KeyValue(double[] key, double[] value) {}
+    record KeyValue(double[] key, double[] value) {}
 
     /**
      * The engram geometry: {@code tables = orders x headsPerOrder} tables of {@code slots} rows of
@@ -43,7 +43,7 @@ public final class Engram {
      * @param quant A8-round the gathered rows (upstream quant=True)
      * @param watch collects near ties (may be null)
      */
-    public static KeyValue compute(EngramWeights w, Layout g, int site, int[] tokens, int pos, int count, Mask mask,
+    static KeyValue compute(EngramWeights w, Layout g, int site, int[] tokens, int pos, int count, Mask mask,
                                    boolean quant, QuantWatch watch) {
         int d = g.dModel();
         int sub = g.subDim();
@@ -90,7 +90,7 @@ public final class Engram {
      * The injection gate of row {@code row}: {@code sigmoid(rms_unit(u) . rms_unit(key) / sqrt(d))};
      * {@code ru} and {@code rk} are scratch rows of length d.
      */
-    public static double gate(double[] u, double[] key, int row, int d, double[] ru, double[] rk) {
+    static double gate(double[] u, double[] key, int row, int d, double[] ru, double[] rk) {
         Norms.rmsUnit(u, row * d, d, ru, 0);
         Norms.rmsUnit(key, row * d, d, rk, 0);
         double dot = 0;

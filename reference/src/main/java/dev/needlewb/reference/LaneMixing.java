@@ -6,20 +6,16 @@ package dev.needlewb.reference;
  * {@code rms_unit} of the flattened lanes. The selected lane {@code l mod n} gets the +4 / 0 offsets,
  * the others -4 / -4.
  */
-public record LaneMixing(double[] hpre, double[] hpost, double[] residual) {
+record LaneMixing(double[] hpre, double[] hpost, double[] residual) {
     /** A change of the normalised stream {@code nx} [count, n*d] before its projections (Needle 3 rounds it to A8). */
     @FunctionalInterface
-    public interface StreamRounding {
+    interface StreamRounding {
         void apply(double[] nx, int count, int width);
     }
 
-    static LaneMixing compute(double[] lanes, int count, int n, int d, int selected, MhcWeights m) {
-        return compute(lanes, count, n, d, selected, m, null);
-    }
-
     /** The coefficients of lanes [count, n, d] for selected lane {@code selected}; {@code rounding} may be null. */
-    public static LaneMixing compute(double[] lanes, int count, int n, int d, int selected, MhcWeights m,
-                                     StreamRounding rounding) {
+    static LaneMixing compute(double[] lanes, int count, int n, int d, int selected, MhcWeights m,
+                              StreamRounding rounding) {
         int width = n * d;
         double[] nx = new double[lanes.length];
         RowChunks.forEach(count, (from, to) -> {
@@ -50,7 +46,7 @@ public record LaneMixing(double[] hpre, double[] hpost, double[] residual) {
     }
 
     /** The Block input {@code u = sum_i hpre[i] * X[i]} [count, d] of lanes X [count, n, d]. */
-    public double[] readIn(double[] lanes, int count, int d) {
+    double[] readIn(double[] lanes, int count, int d) {
         int n = hpre.length / count;
         double[] u = new double[count * d];
         RowChunks.forEach(count, (from, to) -> {
@@ -65,7 +61,7 @@ public record LaneMixing(double[] hpre, double[] hpost, double[] residual) {
     }
 
     /** The next lanes {@code X' = P @ X + hpost[:, None] * (block - u)[None, :]} per position. */
-    public double[] writeBack(double[] lanes, double[] block, double[] u, int count, int d) {
+    double[] writeBack(double[] lanes, double[] block, double[] u, int count, int d) {
         int n = hpre.length / count;
         double[] next = new double[lanes.length];
         RowChunks.forEach(count, (from, to) -> {
@@ -86,7 +82,7 @@ public record LaneMixing(double[] hpre, double[] hpost, double[] residual) {
     }
 
     /** The mean over the n lanes of lanes [count, n, d]: the hidden state after a layer, [count, d]. */
-    public static double[] laneMean(double[] lanes, int count, int n, int d) {
+    static double[] laneMean(double[] lanes, int count, int n, int d) {
         double[] mean = new double[count * d];
         for (int i = 0; i < count; i++) {
             for (int c = 0; c < d; c++) {

@@ -1,7 +1,6 @@
 package dev.needlewb.reference;
 
 import dev.needlewb.core.io.NpyArray;
-import java.util.Arrays;
 
 /**
  * The cached decode path of upstream {@code decode._forward_cached}: an explicit KV cache of
@@ -15,16 +14,14 @@ import java.util.Arrays;
  * K/V row; {@code quant} (not upstream: the cached path has no fake quant) adds the A8 rounding.
  * Not stateless: one decoder per sequence.
  */
-public final class Decoder {
+public final class Decoder extends CachedDecoder {
     private final ReferenceModel model;
     private final KvCache cache;
-    private final int[] history;
     private final Mask mask;
     private final RunSettings settings;
-    private int length;
 
     Decoder(ReferenceModel model, int capacity, ForwardOptions options) {
-        if (capacity <= 0) throw new IllegalArgumentException("capacity " + capacity + " is not positive");
+        super(capacity);
         if (options.segmentIds() != null || options.maskPadding()) {
             throw new IllegalArgumentException("the cached decode path has no packing or padding mask");
         }
@@ -34,55 +31,29 @@ public final class Decoder {
         var g = model.geometry();
         this.model = model;
         this.cache = new KvCache(g.numLayers(), g.numKvHeads(), g.headDim(), capacity);
-        this.history = new int[capacity];
         this.mask = Mask.decode(options.window(), options.sinks());
         this.settings = RunSettings.of(options);
     }
 
-    /** Runs the prompt from position 0; the logits [T][vocab] of every prompt position. */
-    public double[][] prefill(int[] tokens) {
-        if (length != 0) throw new IllegalStateException("prefill on a decoder already at position " + length);
-        return append(tokens);
-    }
-
-    /** Appends one token; the logits [vocab] after it. */
-    public double[] step(int token) {
-        return append(new int[] {token})[0];
-    }
-
-    /** Appends {@code tokens} at the current position in one call; their logits [S][vocab]. */
-    public double[][] append(int[] tokens) {
+    @Override
+    protected void checkTokens(int[] tokens) {
         model.checkTokens(tokens);
-        if (length + tokens.length > cache.capacity()) {
-            throw new IllegalStateException("decoder capacity " + cache.capacity() + " exceeded: at " + length
-                    + ", appending " + tokens.length);
-        }
-        int pos = length;
-        System.arraycopy(tokens, 0, history, pos, tokens.length);
-        int[] seen = Arrays.copyOf(history, pos + tokens.length);
-        double[] h = model.trunk().run(seen, pos, tokens.length, cache, mask, Mask.CAUSAL, settings, null);
-        length += tokens.length;
+    }
+
+    @Override
+    protected double[][] run(int[] seen, int pos, int count) {
+        double[] h = model.trunk().run(seen, pos, count, cache, mask, Mask.CAUSAL, settings, null);
         var g = model.geometry();
-        return model.logits(Norms.zcnRows(h, tokens.length, g.dModel(), model.finalNorm()), tokens.length, pos,
-                settings, "");
-    }
-
-    /** The number of positions decoded so far. */
-    public int length() {
-        return length;
-    }
-
-    public int capacity() {
-        return cache.capacity();
+        return model.logits(Norms.zcnRows(h, count, g.dModel(), model.finalNorm()), count, pos, settings, "");
     }
 
     /** Cached keys of positions [0, length) as [layers, kv_heads, length, head_dim]. */
     public NpyArray keys() {
-        return cache.keysNpy(length);
+        return cache.keysNpy(length());
     }
 
     /** Cached values of positions [0, length) as [layers, kv_heads, length, head_dim]. */
     public NpyArray values() {
-        return cache.valuesNpy(length);
+        return cache.valuesNpy(length());
     }
 }

@@ -112,22 +112,27 @@ public record FlaxConfig(
         return 1 << (Integer.SIZE - Integer.numberOfLeadingZeros(dModel - 1));
     }
 
+    /** The engram table geometry of this config. */
+    public EngramShape engram() {
+        return new EngramShape(dModel, engramOrders, engramHeads);
+    }
+
     /** Engram heads per order: {@code engram_heads or max(1, d_model // (orders*128))}. */
     public int engramHeadsPerOrder() {
-        return engramHeads != 0 ? engramHeads : Math.max(1, dModel / (engramOrders.length * ENGRAM_SUB_DIM_TARGET));
+        return engram().headsPerOrder();
     }
 
     public int engramTables() {
-        return engramOrders.length * engramHeadsPerOrder();
+        return engram().tables();
     }
 
     public int engramSubDim() {
-        return dModel / engramTables();
+        return engram().subDim();
     }
 
     /** The engram conv dilation: the largest order. */
     public int engramConvDilation() {
-        return Arrays.stream(engramOrders).max().orElseThrow();
+        return engram().dilation();
     }
 
     /** The header geometry of this config with the given KV window (kv_bits from the config). */

@@ -32,8 +32,8 @@ public final class SyntheticV3Params {
         p.block(c);
         SyntheticParams.mhc(p.tree, layers, n, d);
         p.normal("stack/final_norm/scale", 0, 0.1, d);
-        for (int s = 0; s < c.engramLayers().length; s++) {
-            SyntheticParams.engramSite(p.tree, s, c.engramTables(), c.engramSlots(), c.engramSubDim(), d, V3Config.ENGRAM_CONV_TAPS);
+        for (int s = 0; s < c.engramLayers().size(); s++) {
+            SyntheticParams.engramSite(p.tree, s, c.engram().tables(), c.engramSlots(), c.engram().subDim(), d, V3Config.ENGRAM_CONV_TAPS);
         }
         for (ProbeHeadKind kind : heads) p.head(c, kind);
         return p.tree.params();

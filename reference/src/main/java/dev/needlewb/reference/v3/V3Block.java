@@ -1,7 +1,7 @@
 package dev.needlewb.reference.v3;
 
 import dev.needlewb.converter.flax.v3.V3Config;
-import dev.needlewb.reference.ActQuant;
+import dev.needlewb.reference.Block;
 import dev.needlewb.reference.Norms;
 import dev.needlewb.reference.Rope;
 import dev.needlewb.reference.RunSettings;
@@ -19,13 +19,8 @@ final class V3Block {
     static double[] forward(double[] x, int count, int pos, V3BlockWeights w, V3Config c, MlpPermutations perms,
                             V3Cache cache, int layer, Rope.Table rope, V3Mask mask, RunSettings s, String tap) {
         int d = c.dModel();
-        double[] h = Norms.zcnRows(x, count, d, w.normIn());
-        if (s.quant()) ActQuant.apply(h, count, d, tap + "attn_in", pos, s.watch());
-        double[] a = V3Attention.forward(h, count, pos, w, c, cache, layer, rope, mask, s, tap);
-        a = Norms.zcnRows(a, count, d, w.postNorm());
-        double gate = Norms.sigmoid(w.attnGate());
-        double[] out = new double[count * d];
-        for (int i = 0; i < out.length; i++) out[i] = x[i] + gate * a[i];
+        double[] out = Block.attentionResidual(x, count, pos, d, w.normIn(), w.postNorm(), w.attnGate(), s, tap,
+                h -> V3Attention.forward(h, count, pos, w, c, cache, layer, rope, mask, s, tap));
 
         double[] m = Norms.zcnRows(out, count, d, w.preHadaNorm());
         Taps taps = s.taps();

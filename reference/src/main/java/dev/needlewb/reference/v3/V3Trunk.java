@@ -23,7 +23,7 @@ final class V3Trunk {
         this.w = w;
         this.rope = new Rope(c.qkDim(), c.ropeTheta());
         this.stack = new MhcStack(w.embedding(), c.dModel(), c.mhcLanes(), w.mhc(), w.engrams(), V3Weights.engramLayout(c),
-                c.engramLayers(), true);
+                c.engramLayers().stream().mapToInt(Integer::intValue).toArray(), true);
     }
 
     /** The scaled embedding rows {@code sqrt(d) * E[token]} of {@code tokens[from, from + count)}. */

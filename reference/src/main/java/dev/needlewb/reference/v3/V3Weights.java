@@ -30,15 +30,15 @@ record V3Weights(
         MlpPermutations permutations) {
 
     static V3Weights read(FlaxParams p, V3Config c, MlpPermutations permutations) throws WorkbenchException {
-        if (c.engramBankIds().length > 0) {
+        if (!c.engramBankIds().isEmpty()) {
             throw new WorkbenchException("config: engram_bank_ids (shared engram banks) is not supported by the reference; upstream cannot export it either");
         }
-        if (c.claPairs().length > 0) {
+        if (!c.claPairs().isEmpty()) {
             throw new WorkbenchException("config: cla_pairs (cross-layer attention) is not supported by the reference; a .cact cannot represent it");
         }
         int d = c.dModel();
         int layers = c.numLayers();
-        int sites = c.engramLayers().length;
+        int sites = c.engramLayers().size();
         Engram.Layout engram = engramLayout(c);
         V3BlockWeights[] blocks = new V3BlockWeights[layers];
         MhcWeights[] mhc = new MhcWeights[layers];
@@ -72,8 +72,9 @@ record V3Weights(
 
     /** The engram geometry of {@code c}, with Needle 3's hash seed stride. */
     static Engram.Layout engramLayout(V3Config c) {
-        if (c.engramLayers().length == 0) return new Engram.Layout(c.dModel(), 0, 0, 0, new int[0], 0, 0, 0, 0);
-        return new Engram.Layout(c.dModel(), c.engramSubDim(), c.engramTables(), c.engramHeadsPerOrder(), c.engramOrders(),
-                c.engramConvDilation(), V3Config.ENGRAM_CONV_TAPS, c.engramSlots(), c.engramSeedStride());
+        if (c.engramLayers().isEmpty()) return new Engram.Layout(c.dModel(), 0, 0, 0, new int[0], 0, 0, 0, 0);
+        var e = c.engram();
+        return new Engram.Layout(c.dModel(), e.subDim(), e.tables(), e.headsPerOrder(), e.orders(), e.dilation(),
+                V3Config.ENGRAM_CONV_TAPS, c.engramSlots(), c.engramSeedStride());
     }
 }

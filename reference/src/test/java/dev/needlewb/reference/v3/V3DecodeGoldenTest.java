@@ -2,6 +2,7 @@ package dev.needlewb.reference.v3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.needlewb.reference.MiniGolden;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,7 +29,7 @@ class V3DecodeGoldenTest {
         double[][] stepwise = stepwise(V3Golden.model(p), tokens, 8);
         String item = "stepwise.s040." + p + ".q0";
         double[][] rows = Arrays.copyOfRange(stepwise, 7, tokens.length);
-        assertThat(V3Golden.relativeError(V3Golden.flat(rows), V3Golden.array("decode.npz", item).asDoubles()))
+        assertThat(MiniGolden.relativeError(MiniGolden.flat(rows), V3Golden.array("decode.npz", item).asDoubles()))
                 .as(item).isLessThan(TOLERANCE);
     }
 
@@ -50,9 +51,9 @@ class V3DecodeGoldenTest {
     void cachedAndFullSequencePathsAgree(int prefill) {
         int[] tokens = V3Golden.tokens("s040");
         for (V3Options o : new V3Options[] {V3Options.DEFAULT, V3Options.DEPLOY}) {
-            double[] full = V3Golden.flat(V3Golden.model("deq").forward(tokens, o));
-            double[] cached = V3Golden.flat(stepwise(V3Golden.model("deq"), tokens, prefill, o));
-            assertThat(V3Golden.relativeError(cached, full)).as("prefill %d, quant %s", prefill, o.quant()).isLessThan(TOLERANCE);
+            double[] full = MiniGolden.flat(V3Golden.model("deq").forward(tokens, o));
+            double[] cached = MiniGolden.flat(stepwise(V3Golden.model("deq"), tokens, prefill, o));
+            assertThat(MiniGolden.relativeError(cached, full)).as("prefill %d, quant %s", prefill, o.quant()).isLessThan(TOLERANCE);
         }
     }
 
@@ -67,8 +68,8 @@ class V3DecodeGoldenTest {
         System.arraycopy(a, 0, joined, 0, 10);
         System.arraycopy(b, 0, joined, 10, 20);
         System.arraycopy(c, 0, joined, 30, 10);
-        double[] full = V3Golden.flat(V3Golden.model("raw").forward(tokens, V3Options.DEFAULT));
-        assertThat(V3Golden.relativeError(V3Golden.flat(joined), full)).isLessThan(TOLERANCE);
+        double[] full = MiniGolden.flat(V3Golden.model("raw").forward(tokens, V3Options.DEFAULT));
+        assertThat(MiniGolden.relativeError(MiniGolden.flat(joined), full)).isLessThan(TOLERANCE);
         assertThat(decoder.length()).isEqualTo(40);
     }
 

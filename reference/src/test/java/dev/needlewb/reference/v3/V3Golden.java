@@ -7,7 +7,6 @@ import dev.needlewb.converter.flax.v3.V3CheckpointReader;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.golden.Golden;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -55,25 +54,5 @@ final class V3Golden {
 
     static NpyArray array(String file, String key) {
         return Golden.array(Golden.v3mini(file), key);
-    }
-
-    static double[] flat(double[][] rows) {
-        return Arrays.stream(rows).flatMapToDouble(Arrays::stream).toArray();
-    }
-
-    static double[] flat(double[][][] cube) {
-        return Arrays.stream(cube).flatMap(Arrays::stream).flatMapToDouble(Arrays::stream).toArray();
-    }
-
-    /** max |got - expected| / max |expected| over the whole array. */
-    static double relativeError(double[] got, double[] expected) {
-        if (got.length != expected.length) fail("length " + got.length + " != expected " + expected.length);
-        double diff = 0;
-        double scale = 0;
-        for (int i = 0; i < got.length; i++) {
-            diff = Math.max(diff, Math.abs(got[i] - expected[i]));
-            scale = Math.max(scale, Math.abs(expected[i]));
-        }
-        return diff / scale;
     }
 }

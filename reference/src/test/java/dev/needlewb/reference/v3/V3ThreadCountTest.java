@@ -2,6 +2,7 @@ package dev.needlewb.reference.v3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.needlewb.reference.MiniGolden;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ForkJoinPool;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,8 +23,8 @@ class V3ThreadCountTest {
         V3Model model = V3Golden.model("deq");
         V3Options o = V3Options.DEFAULT.withQuant(quant);
         Callable<double[]> run = () -> {
-            double[] logits = V3Golden.flat(model.forward(TOKENS, o));
-            double[] cells = V3Golden.flat(model.hiddenCells(TOKENS, o));
+            double[] logits = MiniGolden.flat(model.forward(TOKENS, o));
+            double[] cells = MiniGolden.flat(model.hiddenCells(TOKENS, o));
             double confidence = model.confidence(TOKENS, o);
             double[] all = java.util.Arrays.copyOf(logits, logits.length + cells.length + 1);
             System.arraycopy(cells, 0, all, logits.length, cells.length);

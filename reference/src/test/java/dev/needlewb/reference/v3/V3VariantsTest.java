@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.needlewb.converter.flax.v3.V3Config;
 import dev.needlewb.core.io.NpyArray;
+import dev.needlewb.reference.MiniGolden;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -34,7 +35,7 @@ class V3VariantsTest {
         double[][] first = SmallV3.model(cut, params).forward(TOKENS, V3Options.DEFAULT);
         assertThat(first[0]).hasSize(150);
         double[][] expected = Arrays.stream(all).map(r -> Arrays.copyOf(r, 150)).toArray(double[][]::new);
-        assertThat(V3Golden.relativeError(V3Golden.flat(first), V3Golden.flat(expected))).isLessThan(SAME);
+        assertThat(MiniGolden.relativeError(MiniGolden.flat(first), MiniGolden.flat(expected))).isLessThan(SAME);
     }
 
     /** Headwise: o_h * sigmoid(x @ g_h). Elementwise with each head's gate column repeated v times is the same. */
@@ -55,9 +56,9 @@ class V3VariantsTest {
         Map<String, NpyArray> expanded = new HashMap<>(params);
         expanded.put(key, NpyArray.ofFloats(new int[] {layers, d, heads * vd}, repeated));
         for (V3Options o : new V3Options[] {V3Options.DEFAULT, V3Options.DEPLOY}) {
-            double[] a = V3Golden.flat(SmallV3.model(headwise, params).forward(TOKENS, o));
-            double[] b = V3Golden.flat(SmallV3.model(elementwise, expanded).forward(TOKENS, o));
-            assertThat(V3Golden.relativeError(a, b)).as("quant %s", o.quant()).isLessThan(SAME);
+            double[] a = MiniGolden.flat(SmallV3.model(headwise, params).forward(TOKENS, o));
+            double[] b = MiniGolden.flat(SmallV3.model(elementwise, expanded).forward(TOKENS, o));
+            assertThat(MiniGolden.relativeError(a, b)).as("quant %s", o.quant()).isLessThan(SAME);
         }
     }
 
@@ -73,9 +74,9 @@ class V3VariantsTest {
             tiled.put("stack/layers/block/hadamard_mlp/w" + s + "a", tile(params.get("stack/layers/block/hadamard_mlp/w" + s + "a"), layers, bb, ba));
             tiled.put("stack/layers/block/hadamard_mlp/w" + s + "b", tile(params.get("stack/layers/block/hadamard_mlp/w" + s + "b"), layers, ba, bb));
         }
-        double[] a = V3Golden.flat(SmallV3.model(shared, params).forward(TOKENS, V3Options.DEFAULT));
-        double[] b = V3Golden.flat(SmallV3.model(untied, tiled).forward(TOKENS, V3Options.DEFAULT));
-        assertThat(V3Golden.relativeError(b, a)).isLessThan(SAME);
+        double[] a = MiniGolden.flat(SmallV3.model(shared, params).forward(TOKENS, V3Options.DEFAULT));
+        double[] b = MiniGolden.flat(SmallV3.model(untied, tiled).forward(TOKENS, V3Options.DEFAULT));
+        assertThat(MiniGolden.relativeError(b, a)).isLessThan(SAME);
     }
 
     /** [layers, size, size] repeated {@code blocks} times per layer: [layers, blocks, size, size]. */
@@ -96,11 +97,11 @@ class V3VariantsTest {
         Map<String, NpyArray> silent = new HashMap<>(params);
         NpyArray v = params.get("engrams_2/value_proj/kernel");
         silent.put("engrams_2/value_proj/kernel", NpyArray.ofFloats(v.shape(), new float[v.size()]));
-        double[] a = V3Golden.flat(SmallV3.model(one, params).forward(TOKENS, V3Options.DEFAULT));
-        double[] b = V3Golden.flat(SmallV3.model(two, silent).forward(TOKENS, V3Options.DEFAULT));
-        assertThat(V3Golden.relativeError(b, a)).isLessThan(SAME);
-        double[] c = V3Golden.flat(SmallV3.model(two, params).forward(TOKENS, V3Options.DEFAULT));
-        assertThat(V3Golden.relativeError(c, a)).as("the second site's injection counts").isGreaterThan(1e-6);
+        double[] a = MiniGolden.flat(SmallV3.model(one, params).forward(TOKENS, V3Options.DEFAULT));
+        double[] b = MiniGolden.flat(SmallV3.model(two, silent).forward(TOKENS, V3Options.DEFAULT));
+        assertThat(MiniGolden.relativeError(b, a)).isLessThan(SAME);
+        double[] c = MiniGolden.flat(SmallV3.model(two, params).forward(TOKENS, V3Options.DEFAULT));
+        assertThat(MiniGolden.relativeError(c, a)).as("the second site's injection counts").isGreaterThan(1e-6);
     }
 
     static Stream<Arguments> variants() {
@@ -128,9 +129,9 @@ class V3VariantsTest {
     @MethodSource("variants")
     void cachedDecodeMatchesTheFullForward(String name, V3Config c, V3Options o) {
         V3Model model = SmallV3.model(c);
-        double[] full = V3Golden.flat(model.forward(TOKENS, o));
-        double[] cached = V3Golden.flat(V3DecodeGoldenTest.stepwise(model, TOKENS, 4, o));
-        assertThat(V3Golden.relativeError(cached, full)).as(name).isLessThan(V3DecodeGoldenTest.TOLERANCE);
+        double[] full = MiniGolden.flat(model.forward(TOKENS, o));
+        double[] cached = MiniGolden.flat(V3DecodeGoldenTest.stepwise(model, TOKENS, 4, o));
+        assertThat(MiniGolden.relativeError(cached, full)).as(name).isLessThan(V3DecodeGoldenTest.TOLERANCE);
     }
 
     /**
@@ -142,8 +143,8 @@ class V3VariantsTest {
     void variantsAreNotTheBaseline(String name, V3Config c, V3Options o) {
         V3Options baseOptions = o.quant() ? V3Options.DEPLOY : V3Options.DEFAULT;
         if (c.equals(SmallV3.with()) && o.kvBits() == baseOptions.kvBits()) return;
-        double[] b = V3Golden.flat(SmallV3.model(SmallV3.with()).forward(TOKENS, baseOptions));
-        double[] v = V3Golden.flat(SmallV3.model(c).forward(TOKENS, o));
-        assertThat(V3Golden.relativeError(v, b)).as(name).isGreaterThan(1e-9);
+        double[] b = MiniGolden.flat(SmallV3.model(SmallV3.with()).forward(TOKENS, baseOptions));
+        double[] v = MiniGolden.flat(SmallV3.model(c).forward(TOKENS, o));
+        assertThat(MiniGolden.relativeError(v, b)).as(name).isGreaterThan(1e-9);
     }
 }

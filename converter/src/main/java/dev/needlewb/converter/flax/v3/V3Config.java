@@ -1,10 +1,12 @@
 package dev.needlewb.converter.flax.v3;
 
 import dev.needlewb.converter.flax.ConfigFields;
+import dev.needlewb.converter.flax.EngramShape;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.core.WorkbenchException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -40,14 +42,14 @@ public record V3Config(
         int routerProbes,
         int routerQueries,
         double ropeTheta,
-        int[] engramOrders,
+        List<Integer> engramOrders,
         int engramHeads,
         int engramSlots,
         int engramSeedHeads,
-        int[] engramLayers,
-        int[] globalLayers,
+        List<Integer> engramLayers,
+        List<Integer> globalLayers,
         int slidingWindow,
-        int[] ladderWidths,
+        List<Integer> ladderWidths,
         int mhcLanes,
         int qkvConvTaps,
         int outVocab,
@@ -56,8 +58,8 @@ public record V3Config(
         int actBits,
         AttentionGate attentionGate,
         FactorMode hadaFactorMode,
-        int[] engramBankIds,
-        int[][] claPairs) {
+        List<Integer> engramBankIds,
+        List<List<Integer>> claPairs) {
 
     /** {@code attention_gate}: a sigmoid gate per output channel (H*v) or per head (H). */
     public enum AttentionGate {
@@ -91,14 +93,12 @@ public record V3Config(
     public static final int ENGRAM_CONV_TAPS = FlaxConfig.ENGRAM_CONV_TAPS;
 
     public V3Config {
-        engramOrders = engramOrders.clone();
-        engramLayers = engramLayers.clone();
-        globalLayers = globalLayers.clone();
-        ladderWidths = ladderWidths.clone();
-        engramBankIds = engramBankIds.clone();
-        int[][] pairs = new int[claPairs.length][];
-        for (int i = 0; i < pairs.length; i++) pairs[i] = claPairs[i].clone();
-        claPairs = pairs;
+        engramOrders = List.copyOf(engramOrders);
+        engramLayers = List.copyOf(engramLayers);
+        globalLayers = List.copyOf(globalLayers);
+        ladderWidths = List.copyOf(ladderWidths);
+        engramBankIds = List.copyOf(engramBankIds);
+        claPairs = claPairs.stream().map(List::copyOf).toList();
     }
 
     /**
@@ -154,16 +154,16 @@ public record V3Config(
                 ConfigFields.integer(c, "router_probes", 4),
                 ConfigFields.integer(c, "router_queries", 4),
                 ConfigFields.number(c, "rope_theta", 100000.0),
-                ConfigFields.integers(c, "engram_orders", new int[] {2, 3}),
+                list(ConfigFields.integers(c, "engram_orders", new int[] {2, 3})),
                 ConfigFields.integer(c, "engram_heads", 0),
                 ConfigFields.integer(c, "engram_slots", 18432),
                 ConfigFields.integer(c, "engram_seed_heads", 0),
                 // the class default, cut to the stack as __init__ does when the key is not passed
-                c.containsKey("engram_layers") ? ConfigFields.integers(c, "engram_layers", new int[0])
-                        : Arrays.stream(new int[] {3, 7, 11, 15, 19}).filter(l -> l < layers).toArray(),
-                ConfigFields.integers(c, "global_layers", new int[0]),
+                list(c.containsKey("engram_layers") ? ConfigFields.integers(c, "engram_layers", new int[0])
+                        : Arrays.stream(new int[] {3, 7, 11, 15, 19}).filter(l -> l < layers).toArray()),
+                list(ConfigFields.integers(c, "global_layers", new int[0])),
                 ConfigFields.integer(c, "sliding_window", 0),
-                ConfigFields.integers(c, "ladder_widths", new int[0]),
+                list(ConfigFields.integers(c, "ladder_widths", new int[0])),
                 ConfigFields.integer(c, "mhc_lanes", 4),
                 ConfigFields.integer(c, "qkv_conv_taps", 0),
                 ConfigFields.integer(c, "out_vocab", 0),
@@ -172,22 +172,26 @@ public record V3Config(
                 ConfigFields.integer(c, "act_bits", 8),
                 AttentionGate.of(ConfigFields.string(c, "attention_gate", "elementwise")),
                 FactorMode.of(ConfigFields.string(c, "hada_factor_mode", "shared")),
-                ConfigFields.integers(c, "engram_bank_ids", new int[0]),
+                list(ConfigFields.integers(c, "engram_bank_ids", new int[0])),
                 pairs(c));
         v.check();
         return v;
     }
 
-    private static int[][] pairs(Map<String, Object> c) throws WorkbenchException {
+    private static List<List<Integer>> pairs(Map<String, Object> c) throws WorkbenchException {
         Object v = c.get("cla_pairs");
-        if (v == null) return new int[0][];
+        if (v == null) return List.of();
         if (!(v instanceof List<?> list)) throw ConfigFields.bad("cla_pairs is " + v + ", not a tuple of pairs");
-        List<int[]> out = new ArrayList<>();
+        List<List<Integer>> out = new ArrayList<>();
         for (Object pair : list) {
             if (!(pair instanceof List<?>)) throw ConfigFields.bad("cla_pairs holds " + pair + ", not a pair");
-            out.add(ConfigFields.integers(Map.of("cla_pairs", pair), "cla_pairs", new int[0]));
+            out.add(list(ConfigFields.integers(Map.of("cla_pairs", pair), "cla_pairs", new int[0])));
         }
-        return out.toArray(int[][]::new);
+        return out;
+    }
+
+    private static List<Integer> list(int[] values) {
+        return Arrays.stream(values).boxed().toList();
     }
 
     /** Upstream's constructor checks (architecture.py 86-139) and what the model needs to build. */
@@ -213,43 +217,43 @@ public record V3Config(
         for (int l : engramLayers) {
             if (l < 0 || l >= numLayers) throw ConfigFields.bad("engram layer " + l + " is outside 0.." + (numLayers - 1));
         }
-        if (engramLayers.length > 0) {
-            if (engramOrders.length == 0) throw ConfigFields.bad("engram_orders is empty");
+        if (!engramLayers.isEmpty()) {
+            if (engramOrders.isEmpty()) throw ConfigFields.bad("engram_orders is empty");
             for (int o : engramOrders) if (o < 1) throw ConfigFields.bad("engram order " + o + " is not positive");
             ConfigFields.positive("engram_slots", engramSlots);
-            if (engramSubDim() < 1) throw ConfigFields.bad("d_model " + dModel + " is too small for " + engramTables() + " engram tables");
+            if (engram().subDim() < 1) throw ConfigFields.bad("d_model " + dModel + " is too small for " + engram().tables() + " engram tables");
         }
         checkBanks();
         checkClaPairs();
     }
 
     private void checkBanks() throws WorkbenchException {
-        if (engramBankIds.length == 0) return;
-        if (engramBankIds.length != engramLayers.length) throw ConfigFields.bad("engram_bank_ids must contain one bank id per Engram site");
+        if (engramBankIds.isEmpty()) return;
+        if (engramBankIds.size() != engramLayers.size()) throw ConfigFields.bad("engram_bank_ids must contain one bank id per Engram site");
         Set<Integer> ids = new HashSet<>();
         for (int b : engramBankIds) {
             if (b < 0) throw ConfigFields.bad("Engram bank ids must be non-negative");
             ids.add(b);
         }
-        int max = Arrays.stream(engramBankIds).max().orElseThrow();
+        int max = Collections.max(engramBankIds);
         if (ids.size() != max + 1) throw ConfigFields.bad("Engram bank ids must be contiguous starting at zero");
     }
 
     private void checkClaPairs() throws WorkbenchException {
         Set<Integer> used = new HashSet<>();
-        for (int[] pair : claPairs) {
-            if (pair.length != 2) throw ConfigFields.bad("CLA pair " + Arrays.toString(pair) + " must contain producer and consumer");
-            int producer = pair[0];
-            int consumer = pair[1];
+        for (List<Integer> pair : claPairs) {
+            if (pair.size() != 2) throw ConfigFields.bad("CLA pair " + pair + " must contain producer and consumer");
+            int producer = pair.get(0);
+            int consumer = pair.get(1);
             if (producer < 0 || producer >= numLayers || consumer < 0 || consumer >= numLayers) {
-                throw ConfigFields.bad("CLA pair " + Arrays.toString(pair) + " is outside the model depth");
+                throw ConfigFields.bad("CLA pair " + pair + " is outside the model depth");
             }
-            if (consumer != producer + 1) throw ConfigFields.bad("CLA pair " + Arrays.toString(pair) + " must contain adjacent layers");
+            if (consumer != producer + 1) throw ConfigFields.bad("CLA pair " + pair + " must contain adjacent layers");
             if (used.contains(producer) || used.contains(consumer)) {
-                throw ConfigFields.bad("CLA layer appears in more than one pair: " + Arrays.toString(pair));
+                throw ConfigFields.bad("CLA layer appears in more than one pair: " + pair);
             }
             if (listedGlobal(producer) != listedGlobal(consumer)) {
-                throw ConfigFields.bad("CLA pair " + Arrays.toString(pair) + " mixes local and global attention masks");
+                throw ConfigFields.bad("CLA pair " + pair + " mixes local and global attention masks");
             }
             used.add(producer);
             used.add(consumer);
@@ -277,8 +281,7 @@ public record V3Config(
     }
 
     private boolean listedGlobal(int l) {
-        for (int g : globalLayers) if (g == l) return true;
-        return false;
+        return globalLayers.contains(l);
     }
 
     /** The Kronecker MLP length {@code n}: the smallest power of two >= d_model. */
@@ -298,93 +301,16 @@ public record V3Config(
 
     /** The MLP permutations are two independently shuffled halves when {@code ladder_widths} is set. */
     public boolean splitPermutations() {
-        return ladderWidths.length > 0;
+        return !ladderWidths.isEmpty();
     }
 
-    /** Engram heads per order: {@code engram_heads or max(1, d_model // (orders * 128))}. */
-    public int engramHeadsPerOrder() {
-        return engramHeads != 0 ? engramHeads : Math.max(1, dModel / (engramOrders.length * FlaxConfig.ENGRAM_SUB_DIM_TARGET));
-    }
-
-    public int engramTables() {
-        return engramOrders.length * engramHeadsPerOrder();
-    }
-
-    public int engramSubDim() {
-        return dModel / engramTables();
-    }
-
-    /** The engram conv dilation: the largest order. */
-    public int engramConvDilation() {
-        return Arrays.stream(engramOrders).max().orElse(0);
+    /** The engram table geometry (heads per order, tables, row width, conv dilation). */
+    public EngramShape engram() {
+        return new EngramShape(dModel, engramOrders.stream().mapToInt(Integer::intValue).toArray(), engramHeads);
     }
 
     /** The hash seed stride: {@code engram_seed_heads or engram heads} (Needle 2 always used the heads). */
     public int engramSeedStride() {
-        return engramSeedHeads != 0 ? engramSeedHeads : engramHeadsPerOrder();
-    }
-
-    @Override
-    public int[] engramOrders() {
-        return engramOrders.clone();
-    }
-
-    @Override
-    public int[] engramLayers() {
-        return engramLayers.clone();
-    }
-
-    @Override
-    public int[] globalLayers() {
-        return globalLayers.clone();
-    }
-
-    @Override
-    public int[] ladderWidths() {
-        return ladderWidths.clone();
-    }
-
-    @Override
-    public int[] engramBankIds() {
-        return engramBankIds.clone();
-    }
-
-    @Override
-    public int[][] claPairs() {
-        int[][] out = new int[claPairs.length][];
-        for (int i = 0; i < out.length; i++) out[i] = claPairs[i].clone();
-        return out;
-    }
-
-    /** Records compare array components by identity; the string form holds every field by value. */
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof V3Config c && toString().equals(c.toString());
-    }
-
-    @Override
-    public int hashCode() {
-        return toString().hashCode();
-    }
-
-    @Override
-    public String toString() {
-        return "V3Config[vocab_size=" + vocabSize + ", d_model=" + dModel + ", num_heads=" + numHeads
-                + ", num_kv_heads=" + numKvHeads + ", num_layers=" + numLayers + ", qk_head_dim=" + qkHeadDim
-                + ", v_head_dim=" + vHeadDim + ", max_seq_len=" + maxSeqLen + ", pad_token_id=" + padTokenId
-                + ", embedding_dim=" + embeddingDim + ", embedding_probes=" + embeddingProbes
-                + ", embedding_queries=" + embeddingQueries + ", confidence_probes=" + confidenceProbes
-                + ", confidence_queries=" + confidenceQueries + ", router_probes=" + routerProbes
-                + ", router_queries=" + routerQueries + ", rope_theta=" + ropeTheta
-                + ", engram_orders=" + Arrays.toString(engramOrders) + ", engram_heads=" + engramHeads
-                + ", engram_slots=" + engramSlots + ", engram_seed_heads=" + engramSeedHeads
-                + ", engram_layers=" + Arrays.toString(engramLayers) + ", global_layers=" + Arrays.toString(globalLayers)
-                + ", sliding_window=" + slidingWindow + ", ladder_widths=" + Arrays.toString(ladderWidths)
-                + ", mhc_lanes=" + mhcLanes + ", qkv_conv_taps=" + qkvConvTaps + ", out_vocab=" + outVocab
-                + ", kv_window=" + kvWindow + ", kv_bits=" + kvBits + ", act_bits=" + actBits
-                + ", attention_gate=" + attentionGate.name().toLowerCase(java.util.Locale.ROOT)
-                + ", hada_factor_mode=" + hadaFactorMode.name().toLowerCase(java.util.Locale.ROOT)
-                + ", engram_bank_ids=" + Arrays.toString(engramBankIds)
-                + ", cla_pairs=" + Arrays.deepToString(claPairs) + "]";
+        return engramSeedHeads != 0 ? engramSeedHeads : engram().headsPerOrder();
     }
 }

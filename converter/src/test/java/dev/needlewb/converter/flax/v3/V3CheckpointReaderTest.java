@@ -25,7 +25,7 @@ class V3CheckpointReaderTest {
         // the geometry of golden/v3mini/README.md
         assertThat(new int[] {g.vocabSize(), g.dModel(), g.numLayers(), g.numHeads(), g.numKvHeads(), g.qkDim(), g.vDim()})
                 .containsExactly(512, 128, 4, 4, 2, 32, 48);
-        assertThat(new int[] {g.slidingWindow(), g.qkvConvTaps(), g.engramSlots(), g.engramSubDim(), g.engramTables(), g.hadaN()})
+        assertThat(new int[] {g.slidingWindow(), g.qkvConvTaps(), g.engramSlots(), g.engram().subDim(), g.engram().tables(), g.hadaN()})
                 .containsExactly(16, 3, 256, 64, 2, 128);
         assertThat(g.globalLayers()).containsExactly(2);
         assertThat(g.engramLayers()).containsExactly(1, 3);

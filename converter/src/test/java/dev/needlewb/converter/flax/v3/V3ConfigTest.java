@@ -39,11 +39,11 @@ class V3ConfigTest {
         assertThat(c.hadaN()).isEqualTo(1024);
         assertThat(new int[] {c.hadaBlockA(), c.hadaBlockB()}).containsExactly(32, 32);
         // 6 tables of sub_dim 128 and 18,432 slots: SPEC section 8's published figures
-        assertThat(c.engramHeadsPerOrder()).isEqualTo(3);
-        assertThat(c.engramTables()).isEqualTo(6);
-        assertThat(c.engramSubDim()).isEqualTo(128);
+        assertThat(c.engram().headsPerOrder()).isEqualTo(3);
+        assertThat(c.engram().tables()).isEqualTo(6);
+        assertThat(c.engram().subDim()).isEqualTo(128);
         assertThat(c.engramSlots()).isEqualTo(18432);
-        assertThat(c.engramConvDilation()).isEqualTo(3);
+        assertThat(c.engram().dilation()).isEqualTo(3);
         assertThat(c.logitRows()).isEqualTo(8192);
         assertThat(c.isGlobalLayer(4)).isTrue();
         assertThat(c.isGlobalLayer(5)).isFalse();

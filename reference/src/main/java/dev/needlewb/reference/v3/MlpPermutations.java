@@ -10,14 +10,17 @@ import dev.needlewb.core.WorkbenchException;
  * {@code ladder_widths} set, each is two halves shuffled apart (seeds s and s + 977, the second
  * half offset by n/2). A {@code .cact} stores them as hada_p1/hada_p2.
  */
-public record MlpPermutations(int[] p1, int[] p2) {
+public final class MlpPermutations {
     private static final int SEED_1 = 11;
     private static final int SEED_2 = 13;
     private static final int SPLIT_SEED_OFFSET = 977;
 
-    public MlpPermutations {
-        p1 = p1.clone();
-        p2 = p2.clone();
+    private final int[] p1;
+    private final int[] p2;
+
+    private MlpPermutations(int[] p1, int[] p2) {
+        this.p1 = p1.clone();
+        this.p2 = p2.clone();
     }
 
     /** The permutations upstream draws for {@code c}. */
@@ -59,12 +62,10 @@ public record MlpPermutations(int[] p1, int[] p2) {
         return p;
     }
 
-    @Override
     public int[] p1() {
         return p1.clone();
     }
 
-    @Override
     public int[] p2() {
         return p2.clone();
     }

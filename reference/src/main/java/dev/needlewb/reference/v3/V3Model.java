@@ -49,8 +49,9 @@ public final class V3Model {
     /** The same with given MLP permutations (a {@code .cact}'s hada_p1 / hada_p2). */
     public static V3Model load(Map<String, NpyArray> params, V3Config config, MlpPermutations permutations)
             throws WorkbenchException {
-        if (permutations.p1().length != config.hadaN()) {
-            throw new WorkbenchException("MLP permutations of length " + permutations.p1().length + " for hada_n " + config.hadaN());
+        if (permutations.after(0).length != config.hadaN() || permutations.after(1).length != config.hadaN()) {
+            throw new WorkbenchException("MLP permutations of length " + permutations.after(0).length + " and "
+                    + permutations.after(1).length + " for hada_n " + config.hadaN());
         }
         return new V3Model(config, V3Weights.read(FlaxParams.ofTree(params), config, permutations));
     }

@@ -23,7 +23,7 @@ import java.lang.invoke.MethodHandle;
  * and other jobs, a second BLAS thread was measured to make decode steps several times slower,
  * and it gains little on 512-wide matrices.
  */
-final class Blas {
+public final class Blas {
     static final int THREADS = Integer.getInteger("needlewb.reference.threads", 1);
     private static final int ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112;
     private static final MethodHandle DGEMM, DGEMV;
@@ -45,28 +45,48 @@ final class Blas {
 
     /**
      * {@code a [m, k] @ b} where b is row-major [k, n], or [n, k] used transposed when
-     * {@code transposeB}; returns the row-major [m, n] product.
+     * {@code transposeB}; returns the row-major [m, n] product. Rows go to {@link RowChunks}.
      */
-    static double[] multiply(double[] a, int m, int k, double[] b, int n, boolean transposeB) {
-        if ((long) m * k != a.length) {
-            throw new IllegalArgumentException("left operand [" + m + ", " + k + "] needs " + (long) m * k
-                    + " values, got " + a.length);
-        }
+    public static double[] multiply(double[] a, int m, int k, double[] b, int n, boolean transposeB) {
         if ((long) k * n != b.length) {
             throw new IllegalArgumentException("right operand of " + k + " x " + n + " needs " + (long) k * n
                     + " values, got " + b.length);
         }
+        return product(a, m, k, b, 0, n, transposeB, true);
+    }
+
+    /**
+     * The same product in one call on this thread, for a caller already working on one row chunk
+     * (the bits are those of a {@link #multiply} of at most {@link RowChunks#ROWS} rows), with b's
+     * k x n values starting at {@code b[bFrom]} (rows of a cache, read in place).
+     */
+    public static double[] multiplyHere(double[] a, int m, int k, double[] b, int bFrom, int n, boolean transposeB) {
+        if (bFrom < 0 || bFrom + (long) k * n > b.length) {
+            throw new IllegalArgumentException("right operand of " + k + " x " + n + " from " + bFrom + " runs past "
+                    + b.length + " values");
+        }
+        return product(a, m, k, b, bFrom, n, transposeB, false);
+    }
+
+    private static double[] product(double[] a, int m, int k, double[] b, int bFrom, int n, boolean transposeB, boolean chunked) {
+        if ((long) m * k != a.length) {
+            throw new IllegalArgumentException("left operand [" + m + ", " + k + "] needs " + (long) m * k
+                    + " values, got " + a.length);
+        }
         double[] out = new double[Math.multiplyExact(m, n)];
         if (m == 0 || n == 0) return out;
-        MemorySegment left = MemorySegment.ofArray(a), right = MemorySegment.ofArray(b), product = MemorySegment.ofArray(out);
+        MemorySegment left = MemorySegment.ofArray(a), product = MemorySegment.ofArray(out);
+        MemorySegment right = MemorySegment.ofArray(b).asSlice(8L * bFrom, 8L * k * n);
         try {
             if (m == 1) {
                 // a single row (a decode step): dgemv streams the matrix once, where dgemm would pack it first
                 DGEMV.invokeExact(ROW_MAJOR, transposeB ? NO_TRANS : TRANS, transposeB ? n : k, transposeB ? k : n,
                         1.0, right, transposeB ? k : n, left, 1, 0.0, product, 1);
-            } else {
+            } else if (chunked) {
                 RowChunks.forEach(m, (from, to) -> dgemm(left.asSlice(8L * from * k), to - from, k, right, n, transposeB,
                         product.asSlice(8L * from * n)));
+            } else {
+                dgemm(left, m, k, right, n, transposeB, product);
             }
         } catch (Throwable e) {
             throw new IllegalStateException("OpenBLAS call failed", e);

@@ -7,7 +7,7 @@ package dev.needlewb.reference;
  * unit vector (ties to the lower entry), store the norm as float16, rotate back; returned as
  * {@code x + (deq - x)}.
  */
-final class CqKvQuant implements KvQuantizer {
+public final class CqKvQuant implements KvQuantizer {
     private static final double MIN_NORM = 1e-12;
 
     private final double[] codebook;
@@ -15,7 +15,7 @@ final class CqKvQuant implements KvQuantizer {
     private final double hadamardEntry;
 
     /** {@code codebook}: the sorted float32 centres already divided by sqrt(group), as the converter stores them. */
-    CqKvQuant(float[] codebook, int group) {
+    public CqKvQuant(float[] codebook, int group) {
         if (codebook.length < 2) throw new IllegalArgumentException("a codebook needs at least 2 entries");
         this.codebook = new double[codebook.length];
         for (int i = 0; i < codebook.length; i++) {

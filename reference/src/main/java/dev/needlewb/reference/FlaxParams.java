@@ -1,6 +1,7 @@
 package dev.needlewb.reference;
 
 import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.io.NpyArray;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,7 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@link FlaxLeaves}). Whole arrays are widened once and kept; a layer of a stacked [layers, ...]
  * parameter is widened alone ({@link #layer}). Safe to call from several threads.
  */
-final class FlaxParams {
+public final class FlaxParams {
     private final FlaxLeaves leaves;
     private final Map<String, double[]> widened = new ConcurrentHashMap<>();
 
@@ -18,17 +19,22 @@ final class FlaxParams {
         this.leaves = leaves;
     }
 
+    /** The parameters of a Flax tree given as '/'-joined paths (per-layer ones stacked on axis 0). */
+    public static FlaxParams ofTree(Map<String, NpyArray> params) {
+        return new FlaxParams(new StackedLeaves(params));
+    }
+
     /** True if some key starts with {@code prefix + "/"}. */
-    boolean hasTree(String prefix) {
+    public boolean hasTree(String prefix) {
         return leaves.hasTree(prefix);
     }
 
-    int[] shape(String key) throws WorkbenchException {
+    public int[] shape(String key) throws WorkbenchException {
         return present(key).clone();
     }
 
     /** The values of {@code key} widened to double, after checking its shape is exactly {@code shape}. */
-    double[] get(String key, int... shape) throws WorkbenchException {
+    public double[] get(String key, int... shape) throws WorkbenchException {
         checked(key, shape);
         return widened.computeIfAbsent(key, leaves::widen);
     }
@@ -37,7 +43,7 @@ final class FlaxParams {
      * Slice {@code layer} of a stacked {@code [layers, ...]} parameter of shape {@code shape},
      * widened on its own: a layer's matrix is read once and the whole stack is never widened.
      */
-    double[] layer(String key, int layer, int... shape) throws WorkbenchException {
+    public double[] layer(String key, int layer, int... shape) throws WorkbenchException {
         checked(key, shape);
         return leaves.widenLayer(key, layer);
     }

@@ -7,13 +7,21 @@ package dev.needlewb.reference;
  * the others -4 / -4.
  */
 record LaneMixing(double[] hpre, double[] hpost, double[] residual) {
+    /** A change of the normalised stream {@code nx} [count, n*d] before its projections (Needle 3 rounds it to A8). */
+    @FunctionalInterface
+    interface StreamRounding {
+        void apply(double[] nx, int count, int width);
+    }
 
-    static LaneMixing compute(double[] lanes, int count, int n, int d, int selected, MhcWeights m) {
+    /** The coefficients of lanes [count, n, d] for selected lane {@code selected}; {@code rounding} may be null. */
+    static LaneMixing compute(double[] lanes, int count, int n, int d, int selected, MhcWeights m,
+                              StreamRounding rounding) {
         int width = n * d;
         double[] nx = new double[lanes.length];
         RowChunks.forEach(count, (from, to) -> {
             for (int i = from; i < to; i++) Norms.rmsUnit(lanes, i * width, width, nx, i * width);
         });
+        if (rounding != null) rounding.apply(nx, count, width);
         double[] proj = m.phi().apply(nx, count);
         int cols = 2 * n + n * n;
         double[] hpre = new double[count * n];
@@ -71,6 +79,19 @@ record LaneMixing(double[] hpre, double[] hpost, double[] residual) {
             }
         });
         return next;
+    }
+
+    /** The mean over the n lanes of lanes [count, n, d]: the hidden state after a layer, [count, d]. */
+    static double[] laneMean(double[] lanes, int count, int n, int d) {
+        double[] mean = new double[count * d];
+        for (int i = 0; i < count; i++) {
+            for (int c = 0; c < d; c++) {
+                double sum = 0;
+                for (int lane = 0; lane < n; lane++) sum += lanes[(i * n + lane) * d + c];
+                mean[i * d + c] = sum / n;
+            }
+        }
+        return mean;
     }
 
     /** In place: {@link Trunk#SINKHORN_ITERATIONS} log-space row-then-column normalisations, then exp. */

@@ -6,7 +6,7 @@ package dev.needlewb.reference;
  * in the full-sequence path, as upstream does.
  */
 @FunctionalInterface
-interface Mask {
+public interface Mask {
     boolean visible(int query, int key);
 
     /** Causal only: {@code key <= query}. */

@@ -7,7 +7,7 @@ package dev.needlewb.reference;
  * single rows (decode steps) use a float copy when the weights are all floats (see {@link FloatRows}),
  * made at the first single-row product: a full-sequence forward never needs it.
  */
-final class Matrix {
+public final class Matrix {
     private final int in;
     private final int out;
     private final double[] values;
@@ -15,7 +15,7 @@ final class Matrix {
     private volatile FloatRows singleRows;
     private volatile boolean singleRowsMade;
 
-    Matrix(double[] values, int in, int out) {
+    public Matrix(double[] values, int in, int out) {
         if ((long) in * out != values.length) {
             throw new IllegalArgumentException("matrix [" + in + ", " + out + "] needs " + (long) in * out
                     + " values, got " + values.length);
@@ -25,16 +25,16 @@ final class Matrix {
         this.values = values;
     }
 
-    int in() {
+    public int in() {
         return in;
     }
 
-    int out() {
+    public int out() {
         return out;
     }
 
     /** {@code x [rows, in] @ W} as a row-major [rows, out] array. */
-    double[] apply(double[] x, int rows) {
+    public double[] apply(double[] x, int rows) {
         if (rows == 1 && x.length == in) {
             FloatRows floats = singleRows();
             if (floats != null) return floats.apply(x);
@@ -55,7 +55,7 @@ final class Matrix {
     }
 
     /** {@code x [rows, out] @ W^T} as a row-major [rows, in] array (the tied-embedding logits). */
-    double[] applyTransposed(double[] x, int rows) {
+    public double[] applyTransposed(double[] x, int rows) {
         return Blas.multiply(x, rows, out, values, in, true);
     }
 }

@@ -7,12 +7,15 @@ import dev.needlewb.core.v2.Geometry;
  * The mHC lane mixing of one layer. {@code phi} holds phi_pre | phi_post | phi_res side by side
  * ([lanes*d, 2*lanes + lanes^2]) so one product gives all three projections.
  */
-record MhcWeights(Matrix phi, double aPre, double aPost, double aRes, double[] bPre, double[] bPost, double[] bRes) {
+public record MhcWeights(Matrix phi, double aPre, double aPost, double aRes, double[] bPre, double[] bPost, double[] bRes) {
 
     static MhcWeights read(FlaxParams p, Geometry g, int layer) throws WorkbenchException {
-        int n = g.mhcLanes();
-        int layers = g.numLayers();
-        int rows = n * g.dModel();
+        return read(p, g.mhcLanes(), g.numLayers(), g.dModel(), layer);
+    }
+
+    /** Layer {@code layer} of the {@code stack/mhc_*} parameters of {@code layers} layers, {@code n} lanes of width {@code d}. */
+    public static MhcWeights read(FlaxParams p, int n, int layers, int d, int layer) throws WorkbenchException {
+        int rows = n * d;
         double[] pre = p.layer("stack/mhc_phi_pre", layer, layers, rows, n);
         double[] post = p.layer("stack/mhc_phi_post", layer, layers, rows, n);
         double[] res = p.layer("stack/mhc_phi_res", layer, layers, rows, n * n);

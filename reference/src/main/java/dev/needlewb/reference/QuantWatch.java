@@ -29,7 +29,7 @@ public final class QuantWatch {
 
     private final List<NearTie> ties = new ArrayList<>();
 
-    synchronized void report(String site, int position, int index, double value) {
+    public synchronized void report(String site, int position, int index, double value) {
         ties.add(new NearTie(site, position, index, value));
     }
 
@@ -43,7 +43,7 @@ public final class QuantWatch {
     }
 
     /** True if nudging {@code x} by the relative margin either way changes {@code round(x)}. */
-    static boolean nearRoundingBoundary(double x) {
+    public static boolean nearRoundingBoundary(double x) {
         double m = Math.abs(x) * RELATIVE_MARGIN;
         return Math.rint(x - m) != Math.rint(x + m);
     }

@@ -36,7 +36,7 @@ public final class ReferenceModel implements ReferenceForward {
      * @throws WorkbenchException a parameter is missing or its shape does not fit the geometry
      */
     public static ReferenceModel fromFlaxParams(Map<String, NpyArray> params, Geometry geometry) throws WorkbenchException {
-        return new ReferenceModel(geometry, ReferenceWeights.read(new FlaxParams(new StackedLeaves(params)), geometry));
+        return new ReferenceModel(geometry, ReferenceWeights.read(FlaxParams.ofTree(params), geometry));
     }
 
     /**

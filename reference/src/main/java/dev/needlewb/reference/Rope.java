@@ -4,10 +4,10 @@ package dev.needlewb.reference;
  * Rotary position embedding as upstream {@code apply_rope}: dimension i is paired with dimension
  * {@code i + headDim/2} (halves, not even/odd), angle {@code position / theta^(2i/headDim)}.
  */
-final class Rope {
+public final class Rope {
     private final double[] inverseFrequency;
 
-    Rope(int headDim, double theta) {
+    public Rope(int headDim, double theta) {
         inverseFrequency = new double[headDim / 2];
         for (int i = 0; i < inverseFrequency.length; i++) {
             inverseFrequency[i] = 1.0 / Math.pow(theta, (double) (2 * i) / headDim);
@@ -15,7 +15,7 @@ final class Rope {
     }
 
     /** The cosines and sines for absolute positions {@code [from, from + count)}. */
-    Table positions(int from, int count) {
+    public Table positions(int from, int count) {
         int half = inverseFrequency.length;
         double[] cos = new double[count * half];
         double[] sin = new double[count * half];
@@ -30,9 +30,9 @@ final class Rope {
         return new Table(cos, sin, half);
     }
 
-    record Table(double[] cos, double[] sin, int half) {
+    public record Table(double[] cos, double[] sin, int half) {
         /** Rotates one head vector {@code x[off, off + 2*half)} in place for table row {@code row}. */
-        void rotate(double[] x, int off, int row) {
+        public void rotate(double[] x, int off, int row) {
             int base = row * half;
             for (int i = 0; i < half; i++) {
                 double x1 = x[off + i];

@@ -7,19 +7,19 @@ import java.util.stream.IntStream;
  * pool. The chunks depend on the row count only, never on the number of threads, and each writes
  * its own rows, so a result has the same bits however many threads ran it.
  */
-final class RowChunks {
+public final class RowChunks {
     /** Rows per chunk: a fraction of a 256-token prefill, large enough that a chunk costs far more than its fork. */
-    static final int ROWS = 32;
+    public static final int ROWS = 32;
 
     /** The work on rows [from, to). */
     @FunctionalInterface
-    interface Body {
+    public interface Body {
         void run(int from, int to);
     }
 
     private RowChunks() {}
 
-    static void forEach(int rows, Body body) {
+    public static void forEach(int rows, Body body) {
         int chunks = (rows + ROWS - 1) / ROWS;
         if (chunks <= 1) {
             body.run(0, rows);

@@ -2,9 +2,7 @@ package dev.needlewb.reference;
 
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.core.v2.Geometry;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.SplittableRandom;
 
 /**
  * A complete random Flax parameter map (float32) for any geometry, shaped like a real checkpoint
@@ -17,11 +15,10 @@ public final class SyntheticParams {
     public static final int CONTRASTIVE_PROBES = 4;
     public static final int CONFIDENCE_PROBES = 8;
 
-    private final SplittableRandom random;
-    private final Map<String, NpyArray> params = new LinkedHashMap<>();
+    private final RandomTree tree;
 
     private SyntheticParams(long seed) {
-        random = new SplittableRandom(seed);
+        tree = new RandomTree(seed);
     }
 
     /**
@@ -35,25 +32,10 @@ public final class SyntheticParams {
         int n = g.mhcLanes();
         p.normal("embedding/embedding", 0, 0.02, g.vocab(), d);
         p.block("stack/layers/block", g, layers);
-        p.normal("stack/mhc_phi_pre", 0, 0.02, layers, n * d, n);
-        p.normal("stack/mhc_phi_post", 0, 0.02, layers, n * d, n);
-        p.normal("stack/mhc_phi_res", 0, 0.02, layers, n * d, n * n);
-        p.normal("stack/mhc_b_pre", 0, 0.1, layers, n);
-        p.normal("stack/mhc_b_post", 0, 0.1, layers, n);
-        float[] bRes = p.values(0, 0.1, layers * n * n);
-        for (int l = 0; l < layers; l++) for (int i = 0; i < n; i++) bRes[(l * n + i) * n + i] += 4;
-        p.put("stack/mhc_b_res", bRes, layers, n, n);
-        for (String a : new String[] {"stack/mhc_a_pre", "stack/mhc_a_post", "stack/mhc_a_res"}) p.normal(a, 0.01, 0.002, layers);
+        mhc(p.tree, layers, n, d);
         p.normal("stack/final_norm/scale", 0, 0.1, d);
-        int width = g.numEngramTables() * g.engramSubDim();
         for (int s = 0; s < g.numEngramSites(); s++) {
-            String e = "engrams_" + s + "/";
-            p.normal(e + "embedding", 0, 0.02, g.numEngramTables(), g.engramSlots(), g.engramSubDim());
-            p.normal(e + "key_proj/kernel", 0, 0.02, width, d);
-            p.normal(e + "value_proj/kernel", 0, 0.02, width, d);
-            float[] taps = p.values(0, 0.1, g.engramConvTaps() * d);
-            for (int c = 0; c < d; c++) taps[c] += 1;
-            p.put(e + "taps", taps, g.engramConvTaps(), d);
+            engramSite(p.tree, s, g.numEngramTables(), g.engramSlots(), g.engramSubDim(), d, g.engramConvTaps());
         }
         p.normal("contrastive_head/probes", 0, 0.02, CONTRASTIVE_PROBES, d);
         p.normal("contrastive_head/proj/kernel", 0, 0.02, CONTRASTIVE_PROBES * d, contrastiveDim);
@@ -67,7 +49,36 @@ public final class SyntheticParams {
             p.normal("mtp_emb_norm/scale", 0, 0.1, d);
             p.normal("mtp_final_norm/scale", 0, 0.1, d);
         }
-        return p.params;
+        return p.tree.params();
+    }
+
+    /** The mHC parameters {@code stack/mhc_*} of {@code layers} layers of {@code n} lanes of width d. */
+    public static void mhc(RandomTree t, int layers, int n, int d) {
+        t.normal("stack/mhc_phi_pre", 0, 0.02, layers, n * d, n);
+        t.normal("stack/mhc_phi_post", 0, 0.02, layers, n * d, n);
+        t.normal("stack/mhc_phi_res", 0, 0.02, layers, n * d, n * n);
+        t.normal("stack/mhc_b_pre", 0, 0.1, layers, n);
+        t.normal("stack/mhc_b_post", 0, 0.1, layers, n);
+        float[] bRes = t.values(0, 0.1, layers * n * n);
+        for (int l = 0; l < layers; l++) for (int i = 0; i < n; i++) bRes[(l * n + i) * n + i] += 4;
+        t.put("stack/mhc_b_res", bRes, layers, n, n);
+        for (String a : new String[] {"stack/mhc_a_pre", "stack/mhc_a_post", "stack/mhc_a_res"}) t.normal(a, 0.01, 0.002, layers);
+    }
+
+    /** The parameters {@code engrams_<site>/*}: tables, key/value projections, conv taps [taps, d]. */
+    public static void engramSite(RandomTree t, int site, int tables, int slots, int sub, int d, int taps) {
+        String e = "engrams_" + site + "/";
+        t.normal(e + "embedding", 0, 0.02, tables, slots, sub);
+        t.normal(e + "key_proj/kernel", 0, 0.02, tables * sub, d);
+        t.normal(e + "value_proj/kernel", 0, 0.02, tables * sub, d);
+        t.put(e + "taps", identityTaps(t, 1, taps, d), taps, d);
+    }
+
+    /** {@code stack} conv tap sets [taps, width], tap 0 around 1 and the others around 0 (the identity init plus noise). */
+    public static float[] identityTaps(RandomTree t, int stack, int taps, int width) {
+        float[] v = t.values(0, 0.1, stack * taps * width);
+        for (int s = 0; s < stack; s++) for (int c = 0; c < width; c++) v[s * taps * width + c] += 1;
+        return v;
     }
 
     /** One Block's parameters under {@code prefix}, stacked {@code layers} deep (0: unstacked). */
@@ -99,17 +110,11 @@ public final class SyntheticParams {
         return s;
     }
 
-    private float[] values(double mean, double std, int count) {
-        float[] v = new float[count];
-        for (int i = 0; i < v.length; i++) v[i] = (float) (mean + std * random.nextGaussian());
-        return v;
-    }
-
     private void normal(String key, double mean, double std, int... shape) {
-        put(key, values(mean, std, Math.toIntExact(NpyArray.elementCount(shape))), shape);
+        tree.normal(key, mean, std, shape);
     }
 
     private void put(String key, float[] values, int... shape) {
-        params.put(key, NpyArray.ofFloats(shape, values));
+        tree.put(key, values, shape);
     }
 }

@@ -67,12 +67,12 @@ public final class Taps {
     }
 
     /** {@link #wants(String)} of {@code prefix + name}, without building the name when recording is off. */
-    boolean wants(String prefix, String name) {
+    public boolean wants(String prefix, String name) {
         return this != OFF && wanted.test(prefix + name);
     }
 
     /** Stores a copy of {@code values} (row-major, {@code shape}) under {@code name}. */
-    void record(String name, double[] values, int... shape) {
+    public void record(String name, double[] values, int... shape) {
         if (NpyArray.elementCount(shape) != values.length) {
             throw new IllegalArgumentException("tap " + name + Arrays.toString(shape) + " given " + values.length + " values");
         }
@@ -98,7 +98,7 @@ public final class Taps {
     }
 
     /** The tap prefix of layer {@code l}: {@code layer07.}. */
-    static String layer(int l) {
+    public static String layer(int l) {
         return (l < 10 ? "layer0" : "layer") + l + ".";
     }
 }

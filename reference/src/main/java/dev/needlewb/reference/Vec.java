@@ -12,16 +12,16 @@ import jdk.incubator.vector.VectorSpecies;
  * one after the other. {@code reduceLanes(ADD)} is not used: it may associate differently when
  * intrinsified than when interpreted.
  */
-final class Vec {
+public final class Vec {
     /** Logical lanes of a dot product: a 512-bit vector's doubles, the width these loops were written for. */
-    static final int LANES = 8;
+    public static final int LANES = 8;
     private static final VectorSpecies<Double> S = VectorWidth.DOUBLES;
     /** Physical lanes: 2, 4 or 8. */
     private static final int W = S.length();
 
     private Vec() {}
 
-    static double dot(double[] a, int aOff, double[] b, int bOff, int n) {
+    public static double dot(double[] a, int aOff, double[] b, int bOff, int n) {
         int body = n & -LANES;
         double s = 0;
         for (int part = 0; part < LANES; part += W) {
@@ -36,7 +36,7 @@ final class Vec {
     }
 
     /** {@code y[yOff, yOff+n) += alpha * x[xOff, xOff+n)}: fused below the largest multiple of 8, then not. */
-    static void axpy(double alpha, double[] x, int xOff, double[] y, int yOff, int n) {
+    public static void axpy(double alpha, double[] x, int xOff, double[] y, int yOff, int n) {
         int body = n & -LANES;
         DoubleVector a = DoubleVector.broadcast(S, alpha);
         for (int i = 0; i < body; i += W) {

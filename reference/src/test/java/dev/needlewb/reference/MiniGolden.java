@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** The golden mini model and its inputs, shared by the reference tests (built once per JVM). */
-final class MiniGolden {
+public final class MiniGolden {
     private static final Map<String, ReferenceModel> MODELS = new ConcurrentHashMap<>();
 
     private MiniGolden() {}
@@ -66,16 +66,16 @@ final class MiniGolden {
         return Golden.mini(name);
     }
 
-    static double[] flat(double[][] rows) {
+    public static double[] flat(double[][] rows) {
         return Arrays.stream(rows).flatMapToDouble(Arrays::stream).toArray();
     }
 
-    static double[] flat(double[][][] cube) {
+    public static double[] flat(double[][][] cube) {
         return Arrays.stream(cube).flatMap(Arrays::stream).flatMapToDouble(Arrays::stream).toArray();
     }
 
     /** max |got - expected| / max |expected| over the whole array. */
-    static double relativeError(double[] got, double[] expected) {
+    public static double relativeError(double[] got, double[] expected) {
         if (got.length != expected.length) fail("length " + got.length + " != expected " + expected.length);
         double diff = 0;
         double scale = 0;

@@ -44,6 +44,24 @@ public final class FlaxCheckpointReader {
     }
 
     static FlaxCheckpoint fromTree(Path file, Object tree, boolean allowExtraParams) throws WorkbenchException {
+        FlaxCheckpoint checkpoint = structure(file, tree);
+        SequencedMap<String, NpyArray> flat = checkpoint.params();
+        check(file, flat, FlaxConfig.of(checkpoint.config()), allowExtraParams);
+        return checkpoint;
+    }
+
+    /**
+     * What every generation's checkpoint shares (upstream {@code run.load_checkpoint} up to the
+     * config): format_version 2, a {@code config} dict, an optional int {@code step} and
+     * {@code run} dict, and the {@code params} tree flattened to '/'-joined paths of float16 or
+     * float32 arrays in tree order. The params are not checked against the config: that is the
+     * generation's reader's job.
+     */
+    public static FlaxCheckpoint readStructure(Path file) throws WorkbenchException {
+        return structure(file, SafePickle.load(file));
+    }
+
+    private static FlaxCheckpoint structure(Path file, Object tree) throws WorkbenchException {
         if (!(tree instanceof Map<?, ?> root)) throw error(file, "the pickle holds a " + kind(tree) + ", not a checkpoint dict");
         Object version = root.get("format_version");
         if (!(version instanceof Long v) || v != FlaxCheckpoint.FORMAT_VERSION) {
@@ -63,8 +81,6 @@ public final class FlaxCheckpointReader {
 
         Map<String, NpyArray> flat = new TreeMap<>(FlaxParamShapes.TREE_ORDER);
         flatten(file, "", requireDict(file, "params", root.get("params")), flat, new int[] {0});
-        FlaxConfig flaxConfig = FlaxConfig.of(config);
-        check(file, flat, flaxConfig, allowExtraParams);
         return new FlaxCheckpoint(FlaxCheckpoint.FORMAT_VERSION, new LinkedHashMap<>(flat), config, (Long) step, runMap);
     }
 

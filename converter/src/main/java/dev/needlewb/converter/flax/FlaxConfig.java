@@ -3,7 +3,6 @@ package dev.needlewb.converter.flax;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.v2.Geometry;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -33,7 +32,7 @@ public record FlaxConfig(
         String weightBits) {
 
     /** Upstream {@code ENGRAM_SUB_DIM}: the target width of one engram table row. */
-    static final int ENGRAM_SUB_DIM_TARGET = 128;
+    public static final int ENGRAM_SUB_DIM_TARGET = 128;
     /** Upstream {@code ENGRAM_CONV_TAPS}. */
     public static final int ENGRAM_CONV_TAPS = 4;
 
@@ -44,16 +43,16 @@ public record FlaxConfig(
 
     /** Reads and checks the config dict (values as {@link SafePickle} returns them). */
     public static FlaxConfig of(Map<String, Object> c) throws WorkbenchException {
-        int dModel = intField(c, "d_model", 512);
-        int attnDim = intField(c, "attn_dim", 0);
+        int dModel = ConfigFields.integer(c, "d_model", 512);
+        int attnDim = ConfigFields.integer(c, "attn_dim", 0);
         FlaxConfig f = new FlaxConfig(
-                intField(c, "vocab_size", 8192), dModel, attnDim == 0 ? dModel : attnDim,
-                intField(c, "num_heads", 8), intField(c, "num_kv_heads", 4), intField(c, "num_layers", 12),
-                intField(c, "max_seq_len", 2048), intField(c, "pad_token_id", 0), intField(c, "contrastive_dim", 128),
-                numberField(c, "rope_theta", 100000.0), intsField(c, "engram_orders", new int[] {2, 3}),
-                intField(c, "engram_heads", 0), intField(c, "engram_slots", 8192),
-                intsField(c, "engram_layers", new int[] {2, 15}), intField(c, "mhc_lanes", 4),
-                intField(c, "kv_window", 0), intField(c, "kv_bits", 8), intField(c, "act_bits", 8),
+                ConfigFields.integer(c, "vocab_size", 8192), dModel, attnDim == 0 ? dModel : attnDim,
+                ConfigFields.integer(c, "num_heads", 8), ConfigFields.integer(c, "num_kv_heads", 4), ConfigFields.integer(c, "num_layers", 12),
+                ConfigFields.integer(c, "max_seq_len", 2048), ConfigFields.integer(c, "pad_token_id", 0), ConfigFields.integer(c, "contrastive_dim", 128),
+                ConfigFields.number(c, "rope_theta", 100000.0), ConfigFields.integers(c, "engram_orders", new int[] {2, 3}),
+                ConfigFields.integer(c, "engram_heads", 0), ConfigFields.integer(c, "engram_slots", 8192),
+                ConfigFields.integers(c, "engram_layers", new int[] {2, 15}), ConfigFields.integer(c, "mhc_lanes", 4),
+                ConfigFields.integer(c, "kv_window", 0), ConfigFields.integer(c, "kv_bits", 8), ConfigFields.integer(c, "act_bits", 8),
                 c.get("weight_bits") instanceof String s ? s : "");
         f.check();
         return f;
@@ -68,74 +67,30 @@ public record FlaxConfig(
      * table width matter only when there are engram sites (_engram_kv returns None without).
      */
     private void check() throws WorkbenchException {
-        positive("vocab_size", vocabSize);
-        positive("d_model", dModel);
-        positive("attn_dim", attnDim);
-        positive("num_heads", numHeads);
-        positive("num_kv_heads", numKvHeads);
-        positive("num_layers", numLayers);
-        positive("max_seq_len", maxSeqLen);
-        positive("mhc_lanes", mhcLanes);
-        // The workbench's limit, as for a .cact header (GeometryRules): the widths the sizes multiply
-        // into (the parameter shapes of FlaxParamShapes) are ints; a checkpoint, at most 2 GiB,
-        // holds no parameter near that large.
-        fitsInt("8 x d_model (the confidence head's input)", 8, dModel);
-        fitsInt("mhc_lanes x d_model", mhcLanes, dModel);
-        fitsInt("mhc_lanes^2 x num_layers", (long) mhcLanes * mhcLanes, numLayers);
-        if (attnDim % numHeads != 0) throw bad("attn_dim " + attnDim + " is not a multiple of num_heads " + numHeads);
-        if (numHeads % numKvHeads != 0) throw bad("num_heads " + numHeads + " is not a multiple of num_kv_heads " + numKvHeads);
-        if (engramOrders.length == 0) throw bad("engram_orders is empty");
-        if (engramHeads < 0) throw bad("engram_heads " + engramHeads + " is negative");
-        fitsInt("engram orders x engram_heads (the engram tables)", engramOrders.length, engramHeadsPerOrder());
+        ConfigFields.positive("vocab_size", vocabSize);
+        ConfigFields.positive("d_model", dModel);
+        ConfigFields.positive("attn_dim", attnDim);
+        ConfigFields.positive("num_heads", numHeads);
+        ConfigFields.positive("num_kv_heads", numKvHeads);
+        ConfigFields.positive("num_layers", numLayers);
+        ConfigFields.positive("max_seq_len", maxSeqLen);
+        ConfigFields.positive("mhc_lanes", mhcLanes);
+        ConfigFields.fitsInt("8 x d_model (the confidence head's input)", 8, dModel);
+        ConfigFields.fitsInt("mhc_lanes x d_model", mhcLanes, dModel);
+        ConfigFields.fitsInt("mhc_lanes^2 x num_layers", (long) mhcLanes * mhcLanes, numLayers);
+        if (attnDim % numHeads != 0) throw ConfigFields.bad("attn_dim " + attnDim + " is not a multiple of num_heads " + numHeads);
+        if (numHeads % numKvHeads != 0) throw ConfigFields.bad("num_heads " + numHeads + " is not a multiple of num_kv_heads " + numKvHeads);
+        if (engramOrders.length == 0) throw ConfigFields.bad("engram_orders is empty");
+        if (engramHeads < 0) throw ConfigFields.bad("engram_heads " + engramHeads + " is negative");
+        ConfigFields.fitsInt("engram orders x engram_heads (the engram tables)", engramOrders.length, engramHeadsPerOrder());
         for (int l : engramLayers) {
-            if (l < 0 || l >= numLayers) throw bad("engram layer " + l + " is outside 0.." + (numLayers - 1));
+            if (l < 0 || l >= numLayers) throw ConfigFields.bad("engram layer " + l + " is outside 0.." + (numLayers - 1));
         }
         if (engramLayers.length == 0) return;
-        positive("engram_slots", engramSlots);
-        fitsInt("engram tables x engram_slots", engramTables(), engramSlots);
-        for (int o : engramOrders) if (o < 1) throw bad("engram order " + o + " is not positive");
-        if (engramSubDim() < 1) throw bad("d_model " + dModel + " is too small for " + engramTables() + " engram tables");
-    }
-
-    private static void fitsInt(String what, long a, long b) throws WorkbenchException {
-        long product = Math.multiplyExact(a, b);
-        if (product > Integer.MAX_VALUE) throw bad(what + " = " + product + " exceeds 2^31-1");
-    }
-
-    private static void positive(String name, long v) throws WorkbenchException {
-        if (v <= 0) throw bad(name + " " + v + " is not positive");
-    }
-
-    private static WorkbenchException bad(String problem) {
-        return new WorkbenchException("checkpoint config: " + problem);
-    }
-
-    private static int intField(Map<String, Object> c, String key, int fallback) throws WorkbenchException {
-        Object v = c.get(key);
-        if (v == null) return fallback;
-        if (v instanceof Long l && l >= Integer.MIN_VALUE && l <= Integer.MAX_VALUE) return (int) (long) l;
-        if (v instanceof Boolean b) return b ? 1 : 0;
-        throw bad(key + " is " + v + ", not an int");
-    }
-
-    private static double numberField(Map<String, Object> c, String key, double fallback) throws WorkbenchException {
-        Object v = c.get(key);
-        if (v == null) return fallback;
-        if (v instanceof Double d) return d;
-        if (v instanceof Long l) return l;
-        throw bad(key + " is " + v + ", not a number");
-    }
-
-    private static int[] intsField(Map<String, Object> c, String key, int[] fallback) throws WorkbenchException {
-        Object v = c.get(key);
-        if (v == null) return fallback;
-        if (!(v instanceof List<?> list)) throw bad(key + " is " + v + ", not a tuple of ints");
-        int[] out = new int[list.size()];
-        for (int i = 0; i < out.length; i++) {
-            if (!(list.get(i) instanceof Long l) || l < Integer.MIN_VALUE || l > Integer.MAX_VALUE) throw bad(key + " holds " + list.get(i) + ", not an int");
-            out[i] = (int) (long) l;
-        }
-        return out;
+        ConfigFields.positive("engram_slots", engramSlots);
+        ConfigFields.fitsInt("engram tables x engram_slots", engramTables(), engramSlots);
+        for (int o : engramOrders) if (o < 1) throw ConfigFields.bad("engram order " + o + " is not positive");
+        if (engramSubDim() < 1) throw ConfigFields.bad("d_model " + dModel + " is too small for " + engramTables() + " engram tables");
     }
 
     @Override
@@ -162,28 +117,33 @@ public record FlaxConfig(
         return 1 << (Integer.SIZE - Integer.numberOfLeadingZeros(dModel - 1));
     }
 
+    /** The engram table geometry of this config. */
+    public EngramShape engram() {
+        return new EngramShape(dModel, engramOrders, engramHeads);
+    }
+
     /** Engram heads per order: {@code engram_heads or max(1, d_model // (orders*128))}. */
     public int engramHeadsPerOrder() {
-        return engramHeads != 0 ? engramHeads : Math.max(1, dModel / (engramOrders.length * ENGRAM_SUB_DIM_TARGET));
+        return engram().headsPerOrder();
     }
 
     public int engramTables() {
-        return engramOrders.length * engramHeadsPerOrder();
+        return engram().tables();
     }
 
     public int engramSubDim() {
-        return dModel / engramTables();
+        return engram().subDim();
     }
 
     /** The engram conv dilation: the largest order. */
     public int engramConvDilation() {
-        return Arrays.stream(engramOrders).max().orElseThrow();
+        return engram().dilation();
     }
 
     /** The header geometry of this config with the given KV window (kv_bits from the config). */
     public Geometry toGeometry(int kvWindow) throws WorkbenchException {
-        if (engramOrders.length > Geometry.MAX_ORDERS) throw bad(engramOrders.length + " engram orders; a .cact header holds " + Geometry.MAX_ORDERS);
-        if (engramLayers.length > Geometry.MAX_SITES) throw bad(engramLayers.length + " engram sites; a .cact header holds " + Geometry.MAX_SITES);
+        if (engramOrders.length > Geometry.MAX_ORDERS) throw ConfigFields.bad(engramOrders.length + " engram orders; a .cact header holds " + Geometry.MAX_ORDERS);
+        if (engramLayers.length > Geometry.MAX_SITES) throw ConfigFields.bad(engramLayers.length + " engram sites; a .cact header holds " + Geometry.MAX_SITES);
         return new Geometry(vocabSize, dModel, numHeads, numKvHeads, numLayers, headDim(), maxSeqLen, hadaN(),
                 mhcLanes, engramSlots, engramSubDim(), engramTables(), ENGRAM_CONV_TAPS, engramConvDilation(),
                 engramOrders, engramLayers, (float) ropeTheta, kvWindow, kvBits);

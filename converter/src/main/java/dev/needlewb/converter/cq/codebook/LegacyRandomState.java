@@ -2,8 +2,9 @@ package dev.needlewb.converter.cq.codebook;
 
 /**
  * NumPy's legacy {@code numpy.random.RandomState(seed)} for an integer seed, as far as the
- * codebook needs it: MT19937 seeded with {@code init_genrand}, 53-bit doubles built from two
- * 32-bit draws, and the legacy polar (Marsaglia) Gaussian that caches the second variate.
+ * codebook and the Needle 3 MLP permutations need it: MT19937 seeded with {@code init_genrand},
+ * 53-bit doubles built from two 32-bit draws, the legacy polar (Marsaglia) Gaussian that caches
+ * the second variate, and {@code permutation(n)} (a Fisher-Yates shuffle of {@code arange(n)}).
  *
  * <p>The uniform stream is bit-exact. The Gaussians are bit-exact except where the logarithm
  * differs from the one NumPy links (glibc's {@code log}, which is not correctly rounded and itself
@@ -89,6 +90,28 @@ public final class LegacyRandomState {
         cachedGauss = f * x1;
         hasGauss = true;
         return f * x2;
+    }
+
+    /**
+     * {@code permutation(n)}: {@code arange(n)} shuffled as the legacy {@code shuffle} does, from the
+     * last element down: element i swaps with a draw of {@code random_interval(i)}, the low bits of
+     * 32-bit outputs under the smallest all-ones mask covering i, redrawn while above i. Exact.
+     */
+    public int[] permutation(int n) {
+        if (n < 0) throw new IllegalArgumentException("permutation length " + n + " is negative");
+        int[] out = new int[n];
+        for (int i = 0; i < n; i++) out[i] = i;
+        for (int i = n - 1; i > 0; i--) {
+            int mask = -1 >>> Integer.numberOfLeadingZeros(i);
+            int j;
+            do {
+                j = nextInt32() & mask;
+            } while (j > i);
+            int t = out[i];
+            out[i] = out[j];
+            out[j] = t;
+        }
+        return out;
     }
 
     /** {@code randn(count)}. */

@@ -45,6 +45,11 @@ public final class FlaxCheckpointReader {
 
     static FlaxCheckpoint fromTree(Path file, Object tree, boolean allowExtraParams) throws WorkbenchException {
         FlaxCheckpoint checkpoint = structure(file, tree);
+        Generation generation = Generation.ofCheckpointConfig(checkpoint.config().keySet());
+        if (generation != Generation.NEEDLE2) {
+            throw error(file, "the config has qk_head_dim, which marks a " + generation + " checkpoint: " + generation
+                    + " is not supported yet (this reader reads Needle 2's)");
+        }
         SequencedMap<String, NpyArray> flat = checkpoint.params();
         check(file, flat, FlaxConfig.of(checkpoint.config()), allowExtraParams);
         return checkpoint;
@@ -69,11 +74,6 @@ public final class FlaxCheckpointReader {
                     + (version == null ? "missing" : version) + "); upstream's load_checkpoint refuses it too");
         }
         Map<String, Object> config = stringMap(file, "config", root.get("config"));
-        Generation generation = Generation.ofCheckpointConfig(config.keySet());
-        if (generation != Generation.NEEDLE2) {
-            throw error(file, "the config has qk_head_dim, which marks a " + generation + " checkpoint: " + generation
-                    + " is not supported yet (this reader reads Needle 2's)");
-        }
         Object step = root.get("step");
         if (step != null && !(step instanceof Long)) throw error(file, "step is " + step + ", not an int");
         Object run = root.get("run");

@@ -33,6 +33,16 @@ class NonFiniteCheckpointTest {
         return new NpyArray(a.descr(), a.shape(), data);
     }
 
+    /** The row-major index of flat element {@code at}, written out here instead of asking the code under test. */
+    private static long[] indexOf(long at, int[] shape) {
+        long[] index = new long[shape.length];
+        for (int d = shape.length - 1; d >= 0; d--) {
+            index[d] = at % shape[d];
+            at /= shape[d];
+        }
+        return index;
+    }
+
     @Test
     void eachParameterKindIsRefusedByPath(@TempDir Path dir) throws Exception {
         FlaxCheckpoint golden = FlaxCheckpointReaderTest.golden();
@@ -49,7 +59,7 @@ class NonFiniteCheckpointTest {
             FlaxCheckpointWriter.write(golden.withParams(params), file);
             assertThatThrownBy(() -> FlaxCheckpointReader.read(file)).isInstanceOf(FormatException.class)
                     .hasMessage(file + ": param " + path + " holds non-finite values: 1 value is not finite (first: " + bad
-                            + " at element " + at + "); " + NonFinitePolicy.OVERRIDE_HINT);
+                            + " at element " + at + ") = " + java.util.Arrays.toString(indexOf(at, a.shape())) + "; " + NonFinitePolicy.OVERRIDE_HINT);
             float read = FlaxCheckpointReader.read(file, false, NonFinitePolicy.ALLOW).params().get(path).asFloats()[at];
             assertThat(Float.floatToIntBits(read)).isEqualTo(Float.floatToIntBits(bad));
             k++;

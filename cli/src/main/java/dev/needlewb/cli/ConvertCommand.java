@@ -48,8 +48,8 @@ final class ConvertCommand implements Callable<Integer> {
     @Option(names = "--tokenizer", paramLabel = "tok.model|FILE.cact", description = "The tokenizer of a fresh .cact.")
     Path tokenizer;
 
-    @Option(names = "--config", paramLabel = "CKPT.pkl",
-            description = "A checkpoint giving config, step and run for a checkpoint output, or the geometry of a state-dict input without --base.")
+    @Option(names = "--config", paramLabel = "CKPT.pkl|CONFIG.json",
+            description = "A checkpoint giving config, step and run for a checkpoint output, the geometry of a state-dict input without --base, or (a checkpoint or JSON config) the geometry of a legacy 0x05E12A82 .cact input to upgrade.")
     Path config;
 
     @Option(names = "--dtype", paramLabel = "f32|f16", description = "Tensor dtype of a state-dict or checkpoint output (default: as the source holds it; .cact sources give f32).")

@@ -2,16 +2,14 @@ package dev.needlewb.cli;
 
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.convert.CheckpointParams;
 import dev.needlewb.converter.convert.Format;
 import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.converter.convert.StateDictFiles;
 import dev.needlewb.converter.convert.WeightSources;
 import dev.needlewb.converter.convert.WeightTargets;
 import dev.needlewb.converter.finite.NonFinitePolicy;
-import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxTree;
-import dev.needlewb.converter.flax.FlaxCheckpointReader;
-import dev.needlewb.converter.flax.KvBudget;
 import dev.needlewb.core.generation.ModelGeometry;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.names.NameMap;
@@ -48,9 +46,8 @@ final class ModelSource {
     static ModelSource load(Path model, Path like, NonFinitePolicy nonFinite) throws WorkbenchException {
         return switch (Format.of(model)) {
             case FLAX -> {
-                FlaxCheckpoint ckpt = FlaxCheckpointReader.read(model, false, nonFinite);
-                var config = ckpt.flaxConfig();
-                yield new ModelSource(model, config.toGeometry(KvBudget.effectiveWindow(config)), null, ckpt.params(), null);
+                CheckpointParams ckpt = CheckpointParams.read(model, nonFinite);
+                yield new ModelSource(model, ckpt.geometry(), null, ckpt.params(), null);
             }
             case CACT -> {
                 try (CactFile cact = CactFile.open(model, nonFinite)) {

@@ -41,7 +41,7 @@ final class ReferenceCommand implements Callable<Integer> {
     @Option(names = "--quant", description = "Upstream quant=True: A8 fake quant of activations.")
     boolean quant;
 
-    @Option(names = "--kv-bits", defaultValue = "8", description = "KV CQ fake quant below 8 bits (with --quant), as upstream configure_deploy (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--kv-bits", defaultValue = "8", description = "K and V rounding with --quant, as upstream configure_deploy: 2-4 CQ, 0 none, 8 upstream's default (Needle 2: none; Needle 3: A8) (default: ${DEFAULT-VALUE}).")
     int kvBits;
 
     @Option(names = "--int8-kv", description = "Emulate the production int8 KV cache (one float32 scale per 32 values); not in upstream.")
@@ -65,7 +65,7 @@ final class ReferenceCommand implements Callable<Integer> {
     @Option(names = "--hidden", description = "Also write hidden_states [L,T,d] and hidden_cells [T,L+1,d].")
     boolean hidden;
 
-    @Option(names = "--heads", description = "Also write the probe heads' outputs (contrastive vector, confidence logit) when present.")
+    @Option(names = "--heads", description = "Also write the probe heads' outputs when present (Needle 2: contrastive vector, confidence logit; Needle 3: embedding, confidence, router).")
     boolean heads;
 
     @Option(names = "--mtp", description = "Also write the MTP branch's logits (training checkpoints that carry mtp_* parameters).")
@@ -85,9 +85,9 @@ final class ReferenceCommand implements Callable<Integer> {
         if (taps && cached) throw new WorkbenchException("--taps records the full-sequence path; drop --cached");
         if (sinks > 0 && window == 0) throw new WorkbenchException("--sinks needs a --window");
         if (cached && prefill < 1) throw new WorkbenchException("--prefill must be at least 1");
-        if (kvBits < 2 || (kvBits > 4 && kvBits < 8)) {
+        if (kvBits < 0 || kvBits == 1 || (kvBits > 4 && kvBits < 8)) {
             throw new WorkbenchException("--kv-bits " + kvBits + ": the reference fake-quantizes K and V with the 2-, 3- or 4-bit CQ codebook"
-                    + " (8 or more: off, upstream's default)");
+                    + " (0: K and V left alone; 8 or more: upstream's default, off for Needle 2 and A8 per head for Needle 3)");
         }
         long t0 = System.nanoTime();
         ModelSource source = ModelSource.load(model, like, nonFinite.policy());
@@ -95,6 +95,7 @@ final class ReferenceCommand implements Callable<Integer> {
         ReferenceForward ref = source.reference();
         ForwardOptions options = ForwardOptions.DEFAULT.withQuant(quant).withInt8Kv(int8Kv);
         if (kvBits < 8) options = options.withKvBits(kvBits);
+        ref.check(options);
         if (window > 0) options = options.withWindow(window, sinks);
         Taps recorder = taps ? Taps.all() : Taps.off();
         options = options.withTaps(recorder);

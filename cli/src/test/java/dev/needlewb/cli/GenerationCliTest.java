@@ -44,7 +44,6 @@ class GenerationCliTest {
         Path out = dir.resolve("out");
         List<List<String>> commands = List.of(
                 List.of("names", "--geometry", ckpt.toString()),
-                List.of("reference", ckpt.toString(), "--tokens", "2,5,6", "--out", out.resolve("ref.npz").toString()),
                 List.of("convert", ckpt.toString(), "--to", out.resolve("mini3.safetensors").toString()));
         for (List<String> args : commands) {
             CliRun run = CliRun.of(args.toArray(String[]::new));

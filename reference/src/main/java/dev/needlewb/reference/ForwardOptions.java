@@ -42,7 +42,7 @@ public record ForwardOptions(
     public ForwardOptions {
         if (taps == null) taps = Taps.off();
         if (window < 0) throw new IllegalArgumentException("window " + window + " is negative");
-        if (kvBits < 8) {
+        if (kvBits > 0 && kvBits < KV_BITS_OFF) {
             if (kvCodebook == null || kvCodebook.length != 1 << kvBits) {
                 throw new IllegalArgumentException("kv_bits " + kvBits + " needs a codebook of " + (1 << kvBits) + " entries");
             }
@@ -58,10 +58,10 @@ public record ForwardOptions(
     /**
      * Upstream {@code configure_deploy(kv_bits=bits)}: below 8 bits, K and V are CQ fake-quantized
      * (under {@code quant}) with the exporter's codebook for {@code bits} and the default group 64;
-     * 8 or more turns it off.
+     * 8 or more is upstream's default (Needle 2: off; Needle 3: A8 per head); 0 leaves K and V alone.
      */
     public ForwardOptions withKvBits(int bits) {
-        if (bits >= KV_BITS_OFF) return withKvCq(KV_BITS_OFF, null, DEFAULT_KV_GROUP);
+        if (bits == 0 || bits >= KV_BITS_OFF) return withKvCq(bits == 0 ? 0 : KV_BITS_OFF, null, DEFAULT_KV_GROUP);
         return withKvCq(bits, Codebooks.of(bits, DEFAULT_KV_GROUP), DEFAULT_KV_GROUP);
     }
 
@@ -103,7 +103,7 @@ public record ForwardOptions(
 
     /** The rounding applied to K and V rows, or null: upstream's CQ fake quant needs {@code quant}. */
     KvQuantizer kvQuantizer() {
-        if (quant && kvBits < KV_BITS_OFF) return new CqKvQuant(kvCodebook, kvGroup);
+        if (quant && kvBits > 0 && kvBits < KV_BITS_OFF) return new CqKvQuant(kvCodebook, kvGroup);
         return int8Kv ? new Int8KvQuant() : null;
     }
 }

@@ -20,6 +20,9 @@ public interface ReferenceForward {
      */
     int headerWindow();
 
+    /** Refuses, in one line, options this generation's upstream does not have (nothing by default). */
+    default void check(ForwardOptions options) throws WorkbenchException {}
+
     /** LM logits [T][out_vocab] under {@code options}. */
     double[][] forward(int[] tokens, ForwardOptions options);
 

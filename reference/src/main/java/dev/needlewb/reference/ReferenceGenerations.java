@@ -6,6 +6,9 @@ import dev.needlewb.core.generation.ModelGeometry;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.convert.ModelWeights;
+import dev.needlewb.converter.flax.v3.V3Config;
+import dev.needlewb.reference.v3.V3Model;
+import dev.needlewb.reference.v3.V3Reference;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
@@ -13,7 +16,8 @@ import java.util.Optional;
 /**
  * The reference's registry: which float64 reference serves each generation. The one place the
  * reference module names an implementation; the switch is exhaustive, so a new generation is
- * listed here by the compiler.
+ * listed here by the compiler. Needle 3's reference reads checkpoints; its .cact path waits for
+ * the Needle 3 name table.
  */
 public final class ReferenceGenerations {
     /** How a generation's reference is built from the weights a command read. */
@@ -37,12 +41,26 @@ public final class ReferenceGenerations {
         }
     };
 
+    private static final Loader NEEDLE3 = new Loader() {
+        @Override
+        public ReferenceForward fromWeights(ModelWeights weights) throws WorkbenchException {
+            throw new WorkbenchException("a Needle 3 .cact or state dict reaches the float64 reference once the workbench has the"
+                    + " Needle 3 name table; give the checkpoint (.pkl) instead");
+        }
+
+        @Override
+        public ReferenceForward fromFlaxParams(Map<String, NpyArray> params, ModelGeometry g) throws WorkbenchException {
+            if (!(g instanceof V3Config config)) throw new IllegalArgumentException("a Needle 3 tree needs a Needle 3 config, not " + g);
+            return new V3Reference(V3Model.load(params, config));
+        }
+    };
+
     private ReferenceGenerations() {}
 
     static Optional<Loader> find(Generation g) {
         return switch (g) {
             case NEEDLE2 -> Optional.of(NEEDLE2);
-            case NEEDLE3 -> Optional.empty();
+            case NEEDLE3 -> Optional.of(NEEDLE3);
         };
     }
 

@@ -69,9 +69,17 @@ public final class CactFile implements AutoCloseable {
      * and the float's byte offset. Close the result to free the copy.
      */
     public static CactFile open(Path file, NonFinitePolicy policy) throws WorkbenchException {
+        return open(file, policy, null);
+    }
+
+    /**
+     * The same for a file whose header may store no geometry (Needle 2's legacy 0x05E12A82
+     * header): {@code supplied} gives it (null: such a file is refused at byte 0).
+     */
+    public static CactFile open(Path file, NonFinitePolicy policy, ModelGeometry supplied) throws WorkbenchException {
         FileSnapshot snapshot = FileSnapshot.read(file);
         try {
-            CactFile cact = new CactFile(file, snapshot, snapshot.bytes(), CactValidator.validate(snapshot.bytes(), file));
+            CactFile cact = new CactFile(file, snapshot, snapshot.bytes(), CactValidator.validate(snapshot.bytes(), file, supplied));
             if (policy == NonFinitePolicy.REFUSE) refuseNonFinite(cact);
             return cact;
         } catch (FormatException | RuntimeException e) {
@@ -105,6 +113,11 @@ public final class CactFile implements AutoCloseable {
 
     public Path path() {
         return path;
+    }
+
+    /** Whether the file starts with its generation's older header (Needle 2's 0x05E12A82, geometry given by the user). */
+    public boolean hasLegacyHeader() {
+        return generation.generation().isLegacyTag(bytes.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), CactFormat.OFF_TAG));
     }
 
     /** What this file's generation supplies: its header codec, layout, names and notes. */

@@ -23,8 +23,11 @@ public interface CactGeneration {
     /**
      * The codec of a file that starts with {@code tag}, one of the generation's tags; a header
      * layout the workbench does not read (yet) is refused at byte 0.
+     *
+     * @param supplied the geometry the user gave for a header that stores none (Needle 2's legacy
+     *     header), or null; headers that store their geometry ignore it
      */
-    HeaderCodec header(int tag, Path file) throws FormatException;
+    HeaderCodec header(int tag, Path file, ModelGeometry supplied) throws FormatException;
 
     /**
      * The layout a directory of {@code numTensors} records must follow for geometry {@code g}. A

@@ -35,6 +35,14 @@ public final class CactValidator {
 
     /** Validates the {@code .cact} in {@code seg}; {@code file} is the name errors cite (may be null). */
     public static Validated validate(MemorySegment seg, Path file) throws FormatException {
+        return validate(seg, file, null);
+    }
+
+    /**
+     * The same, with the geometry of a header that stores none ({@link CactGeneration#header(int, Path, ModelGeometry)};
+     * null when the user gave none).
+     */
+    public static Validated validate(MemorySegment seg, Path file, ModelGeometry supplied) throws FormatException {
         long length = seg.byteSize();
         // safety: the tag decides which header follows
         if (length < TAG_BYTES) {
@@ -45,7 +53,7 @@ public final class CactValidator {
         // _pack_cact writes its TAG; read_export asserts it
         int tag = b.i32(CactFormat.OFF_TAG);
         CactGeneration generation = CactGenerations.ofTag(tag, file);
-        HeaderCodec codec = generation.header(tag, file);
+        HeaderCodec codec = generation.header(tag, file, supplied);
         int headerBytes = codec.headerBytes();
         b = new CactBytes(seg, file, headerBytes);
         // safety: the fixed header must be there before any field is read

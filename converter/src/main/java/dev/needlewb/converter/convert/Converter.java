@@ -10,6 +10,7 @@ import dev.needlewb.converter.cact.TensorBytes;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.export.CactExporter;
 import dev.needlewb.converter.export.CactRebuilder;
+import dev.needlewb.converter.flax.ConfigGeometry;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.converter.flax.FlaxCheckpointWriter;
@@ -17,6 +18,8 @@ import dev.needlewb.converter.flax.FlaxParamShapes;
 import dev.needlewb.converter.flax.KvBudget;
 import dev.needlewb.converter.flax.LoraAdapter;
 import dev.needlewb.converter.finite.NonFinitePolicy;
+import dev.needlewb.core.generation.Generation;
+import dev.needlewb.core.generation.ModelGeometry;
 import dev.needlewb.core.io.FileOutput;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.names.BitsMap;
@@ -113,8 +116,12 @@ public final class Converter {
         }
 
         private static void checkOptions(ConvertRequest r, Format from, Format to) throws WorkbenchException {
-            if (from == Format.CACT && to == Format.CACT) {
-                throw new WorkbenchException(".cact -> .cact converts nothing; edit through a state dict and write back with --base");
+            if (from == Format.CACT && to == Format.CACT && r.config() == null) {
+                throw new WorkbenchException(".cact -> .cact converts nothing; edit through a state dict and write back with --base"
+                        + " (a legacy 0x05E12A82 file is upgraded with --config C)");
+            }
+            if (from == Format.CACT && to == Format.CACT && (r.base() != null || r.bitsMap() != null || r.group() != null)) {
+                throw new WorkbenchException("upgrading a legacy .cact keeps every blob: --base, --bits-map and --group do not apply");
             }
             if (r.lora() != null && from != Format.FLAX) throw new WorkbenchException("--lora merges into a checkpoint input (.pkl), not a " + from.label());
             if (r.base() != null && to != Format.CACT) throw new WorkbenchException("--base applies to a .cact output only");
@@ -155,6 +162,10 @@ public final class Converter {
 
         private void load() throws WorkbenchException {
             NonFinitePolicy nonFinite = request.nonFinite();
+            if (from == Format.CACT && to == Format.CACT) {
+                loadLegacyUpgrade(nonFinite);
+                return;
+            }
             if (request.base() != null) base = openCact(request.base(), nonFinite);
             if (request.config() != null) meta = FlaxCheckpointReader.read(request.config(), request.allowExtraParams(), nonFinite);
             switch (from) {
@@ -177,9 +188,27 @@ public final class Converter {
         }
 
         private CactFile openCact(Path file, NonFinitePolicy nonFinite) throws WorkbenchException {
-            CactFile f = CactFile.open(file, nonFinite);
+            return openCact(file, nonFinite, null);
+        }
+
+        private CactFile openCact(Path file, NonFinitePolicy nonFinite, ModelGeometry supplied) throws WorkbenchException {
+            CactFile f = CactFile.open(file, nonFinite, supplied);
             open.add(f);
             return f;
+        }
+
+        /**
+         * A legacy-header file (upstream v2.0.1-2.0.2, no geometry stored) with the geometry of
+         * --config, as the base of its own rewrite: unchanged values keep their blobs, so only the
+         * header and the offsets change.
+         */
+        private void loadLegacyUpgrade(NonFinitePolicy nonFinite) throws WorkbenchException {
+            base = openCact(request.input(), nonFinite, ConfigGeometry.read(request.config()));
+            if (!base.hasLegacyHeader()) {
+                throw new WorkbenchException(request.input() + ": the header is already the current one (tag "
+                        + Generation.hex(base.generation().generation().tag()) + "); .cact -> .cact upgrades legacy headers only");
+            }
+            weights = WeightSources.fromCact(base, false);
         }
 
         private byte[] tokenizer(Path file) throws WorkbenchException {

@@ -34,25 +34,34 @@ public final class FlaxCheckpointReader {
      */
     public static FlaxCheckpoint read(Path file, boolean allowExtraParams, NonFinitePolicy nonFinite) throws WorkbenchException {
         FlaxCheckpoint ckpt = fromTree(file, SafePickle.load(file), allowExtraParams);
-        if (nonFinite == NonFinitePolicy.REFUSE) {
-            for (var e : ckpt.params().entrySet()) {
-                NonFiniteCount bad = NonFiniteCount.of(e.getValue());
-                if (bad.any()) throw param(file, e.getKey(), "holds non-finite values: " + bad.describe(e.getValue().shape()) + "; " + NonFinitePolicy.OVERRIDE_HINT);
-            }
-        }
+        if (nonFinite == NonFinitePolicy.REFUSE) refuseNonFinite(file, ckpt.params());
         return ckpt;
     }
 
+    /** Refuses the first parameter holding NaN or infinity, naming its path and first element (any generation's tree). */
+    public static void refuseNonFinite(Path file, Map<String, NpyArray> params) throws FormatException {
+        for (var e : params.entrySet()) {
+            NonFiniteCount bad = NonFiniteCount.of(e.getValue());
+            if (bad.any()) throw param(file, e.getKey(), "holds non-finite values: " + bad.describe(e.getValue().shape()) + "; " + NonFinitePolicy.OVERRIDE_HINT);
+        }
+    }
+
     static FlaxCheckpoint fromTree(Path file, Object tree, boolean allowExtraParams) throws WorkbenchException {
-        FlaxCheckpoint checkpoint = structure(file, tree);
-        Generation generation = Generation.ofCheckpointConfig(checkpoint.config().keySet());
+        return checked(file, structure(file, tree), allowExtraParams);
+    }
+
+    /**
+     * A checkpoint read by {@link #readStructure}, checked as a Needle 2 checkpoint: its config, and
+     * every parameter present with the config's shape (unknown ones refused unless allowed).
+     */
+    public static FlaxCheckpoint checked(Path file, FlaxCheckpoint structure, boolean allowExtraParams) throws WorkbenchException {
+        Generation generation = Generation.ofCheckpointConfig(structure.config().keySet());
         if (generation != Generation.NEEDLE2) {
             throw error(file, "the config has qk_head_dim, which marks a " + generation + " checkpoint: " + generation
                     + " is not supported yet (this reader reads Needle 2's)");
         }
-        SequencedMap<String, NpyArray> flat = checkpoint.params();
-        check(file, flat, FlaxConfig.of(checkpoint.config()), allowExtraParams);
-        return checkpoint;
+        check(file, structure.params(), FlaxConfig.of(structure.config()), allowExtraParams);
+        return structure;
     }
 
     /**

@@ -35,15 +35,20 @@ public final class V2Cact implements CactGeneration {
         return V2Header.INSTANCE;
     }
 
-    /** The 0x05E12A83 header; the legacy one stores no geometry, which the workbench cannot take from elsewhere yet. */
+    /** The 0x05E12A83 header, or the legacy 0x05E12A82 one over the geometry the user supplied. */
     @Override
-    public HeaderCodec header(int tag, Path file) throws FormatException {
-        if (Generation.NEEDLE2.isLegacyTag(tag)) {
+    public HeaderCodec header(int tag, Path file, ModelGeometry supplied) throws FormatException {
+        if (!Generation.NEEDLE2.isLegacyTag(tag)) return V2Header.INSTANCE;
+        if (supplied == null) {
             throw new FormatException(file, CactFormat.OFF_TAG, "tag " + Generation.hex(tag) + " marks Needle 2's legacy header"
-                    + " (upstream v2.0.1-2.0.2), which stores no geometry: not supported yet; rebuild the file with upstream's"
-                    + " current exporter (tag " + Generation.hex(Generation.NEEDLE2.tag()) + ")");
+                    + " (upstream v2.0.1-2.0.2), which stores no geometry: give the model's config with --config (a checkpoint"
+                    + " .pkl or a JSON config); convert FILE --to NEW.cact --config C upgrades it to " + Generation.hex(Generation.NEEDLE2.tag()));
         }
-        return V2Header.INSTANCE;
+        if (supplied.generation() != Generation.NEEDLE2) {
+            throw new FormatException(file, CactFormat.OFF_TAG, "tag " + Generation.hex(tag) + " marks a Needle 2 file, but the config given"
+                    + " is " + supplied.generation() + "'s");
+        }
+        return new V2LegacyHeader(Geometry.of(supplied));
     }
 
     @Override

@@ -21,7 +21,11 @@ public final class V3CheckpointReader {
     private V3CheckpointReader() {}
 
     public static V3Checkpoint read(Path file) throws WorkbenchException {
-        FlaxCheckpoint raw = FlaxCheckpointReader.readStructure(file);
+        return of(file, FlaxCheckpointReader.readStructure(file));
+    }
+
+    /** The Needle 3 checkpoint a structure read by {@link FlaxCheckpointReader#readStructure} holds. */
+    public static V3Checkpoint of(Path file, FlaxCheckpoint raw) throws WorkbenchException {
         V3Config config;
         try {
             config = V3Config.fromSaved(raw.config());

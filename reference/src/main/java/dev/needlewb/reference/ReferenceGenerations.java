@@ -6,7 +6,7 @@ import dev.needlewb.core.generation.ModelGeometry;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.convert.ModelWeights;
-import dev.needlewb.converter.flax.v3.V3Config;
+import dev.needlewb.converter.flax.v3.V3ConfigGeometry;
 import dev.needlewb.reference.v3.V3Model;
 import dev.needlewb.reference.v3.V3Reference;
 import java.nio.file.Path;
@@ -50,8 +50,8 @@ public final class ReferenceGenerations {
 
         @Override
         public ReferenceForward fromFlaxParams(Map<String, NpyArray> params, ModelGeometry g) throws WorkbenchException {
-            if (!(g instanceof V3Config config)) throw new IllegalArgumentException("a Needle 3 tree needs a Needle 3 config, not " + g);
-            return new V3Reference(V3Model.load(params, config));
+            if (!(g instanceof V3ConfigGeometry v3)) throw new IllegalArgumentException("a Needle 3 tree needs a Needle 3 config, not " + g);
+            return new V3Reference(V3Model.load(params, v3.config()));
         }
     };
 

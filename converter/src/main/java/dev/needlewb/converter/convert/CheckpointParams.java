@@ -6,6 +6,7 @@ import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.converter.flax.KvBudget;
 import dev.needlewb.converter.flax.v3.V3CheckpointReader;
+import dev.needlewb.converter.flax.v3.V3ConfigGeometry;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.generation.Generation;
 import dev.needlewb.core.generation.ModelGeometry;
@@ -31,7 +32,7 @@ public record CheckpointParams(ModelGeometry geometry, SequencedMap<String, NpyA
             }
             case NEEDLE3 -> {
                 var ckpt = V3CheckpointReader.of(file, structure);
-                yield new CheckpointParams(ckpt.config(), ckpt.params());
+                yield new CheckpointParams(new V3ConfigGeometry(ckpt.config()), ckpt.params());
             }
         };
         if (nonFinite == NonFinitePolicy.REFUSE) FlaxCheckpointReader.refuseNonFinite(file, read.params());

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.needlewb.converter.flax.v3.V3Config;
+import dev.needlewb.converter.flax.v3.V3ConfigGeometry;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.generation.Generation;
@@ -38,7 +39,7 @@ public final class ConfigGeometry {
                     FlaxConfig c = FlaxConfig.of(config);
                     yield c.toGeometry(KvBudget.effectiveWindow(c));
                 }
-                case NEEDLE3 -> V3Config.fromSaved(config);
+                case NEEDLE3 -> new V3ConfigGeometry(V3Config.fromSaved(config));
             };
         } catch (FormatException e) {
             throw e;

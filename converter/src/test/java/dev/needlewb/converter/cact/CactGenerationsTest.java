@@ -33,13 +33,13 @@ class CactGenerationsTest {
     }
 
     @Test
-    void theLegacyNeedle2HeaderIsNamedAndRefused() throws Exception {
+    void theLegacyNeedle2HeaderWithoutAGeometryIsNamedAndRefused() throws Exception {
         // upstream v2.0.1-2.0.2 wrote <IIIII> (tag, num_tensors, codebook_len, kv_window, kv_bits) before the codebook
         byte[] legacy = Files.readAllBytes(Golden.mini("mini.cact"));
         ByteBuffer.wrap(legacy).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 0x05E12A82);
         assertThat(refusal(legacy, "old.cact").getMessage()).isEqualTo("old.cact: at byte 0: tag 0x05E12A82 marks Needle 2's legacy"
-                + " header (upstream v2.0.1-2.0.2), which stores no geometry: not supported yet; rebuild the file with upstream's"
-                + " current exporter (tag 0x05E12A83)");
+                + " header (upstream v2.0.1-2.0.2), which stores no geometry: give the model's config with --config (a checkpoint .pkl"
+                + " or a JSON config); convert FILE --to NEW.cact --config C upgrades it to 0x05E12A83");
     }
 
     @Test

@@ -1,6 +1,6 @@
 package dev.needlewb.reference.v3;
 
-import dev.needlewb.converter.flax.v3.V3Config;
+import dev.needlewb.converter.flax.v3.V3ConfigGeometry;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.reference.CachedDecoder;
@@ -26,8 +26,8 @@ public final class V3Reference implements ReferenceForward {
     }
 
     @Override
-    public V3Config geometry() {
-        return model.config();
+    public V3ConfigGeometry geometry() {
+        return new V3ConfigGeometry(model.config());
     }
 
     /** None: upstream Needle 3's forward applies its own sliding window and global layers, nothing on top. */

@@ -4,8 +4,6 @@ import dev.needlewb.converter.flax.ConfigFields;
 import dev.needlewb.converter.flax.EngramShape;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.core.generation.Generation;
-import dev.needlewb.core.generation.ModelGeometry;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -61,7 +59,7 @@ public record V3Config(
         AttentionGate attentionGate,
         FactorMode hadaFactorMode,
         List<Integer> engramBankIds,
-        List<List<Integer>> claPairs) implements ModelGeometry {
+        List<List<Integer>> claPairs) {
 
     /** {@code attention_gate}: a sigmoid gate per output channel (H*v) or per head (H). */
     public enum AttentionGate {
@@ -260,28 +258,6 @@ public record V3Config(
             used.add(producer);
             used.add(consumer);
         }
-    }
-
-    @Override
-    public Generation generation() {
-        return Generation.NEEDLE3;
-    }
-
-    @Override
-    public int vocab() {
-        return vocabSize;
-    }
-
-    @Override
-    public int outVocab() {
-        return logitRows();
-    }
-
-    /** The model's own window with its global layers, e.g. {@code 16 (global layers [2])}; kv_window belongs to a deployment. */
-    @Override
-    public String slidingWindowText() {
-        if (slidingWindow == 0) return "none (sliding_window 0)";
-        return slidingWindow + " (global layers " + globalLayers + ")";
     }
 
     /** The q/k head width: {@code qk_head_dim}, or {@code d_model // num_heads} when 0. */

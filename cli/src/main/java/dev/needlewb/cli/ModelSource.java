@@ -27,15 +27,13 @@ import java.util.Map;
  * reference over them is the one registered for their generation.
  */
 final class ModelSource {
-    private final Path path;
     private final ModelGeometry geometry;
     /** Null for a checkpoint. */
     private final ModelWeights weights;
     private final byte[] tokenizer;
     private Map<String, NpyArray> flaxParams;
 
-    private ModelSource(Path path, ModelGeometry geometry, ModelWeights weights, Map<String, NpyArray> flaxParams, byte[] tokenizer) {
-        this.path = path;
+    private ModelSource(ModelGeometry geometry, ModelWeights weights, Map<String, NpyArray> flaxParams, byte[] tokenizer) {
         this.geometry = geometry;
         this.weights = weights;
         this.flaxParams = flaxParams;
@@ -47,7 +45,7 @@ final class ModelSource {
         return switch (Format.of(model)) {
             case FLAX -> {
                 CheckpointParams ckpt = CheckpointParams.read(model, nonFinite);
-                yield new ModelSource(model, ckpt.geometry(), null, ckpt.params(), null);
+                yield new ModelSource(ckpt.geometry(), null, ckpt.params(), null);
             }
             case CACT -> {
                 try (CactFile cact = CactFile.open(model, nonFinite)) {
@@ -61,7 +59,7 @@ final class ModelSource {
                     NameMap names = WeightSources.namesOf(cact);
                     ModelWeights w = WeightSources.fromStateDict(StateDictFiles.read(model, Format.of(model), nonFinite), names);
                     var tokenizer = cact.tokenizerBlob();
-                    yield fromWeights(model, tokenizer == null ? w : w.withTokenizer(tokenizer.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
+                    yield fromWeights(tokenizer == null ? w : w.withTokenizer(tokenizer.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
                 }
             }
         };
@@ -69,11 +67,11 @@ final class ModelSource {
 
     /** The weights of a .cact already read (dequantized as upstream's read_export). */
     static ModelSource of(CactFile cact) throws WorkbenchException {
-        return fromWeights(cact.path(), WeightSources.fromCact(cact, false));
+        return fromWeights(WeightSources.fromCact(cact, false));
     }
 
-    private static ModelSource fromWeights(Path model, ModelWeights w) {
-        return new ModelSource(model, w.names().geometry(), w, null, w.tokenizer());
+    private static ModelSource fromWeights(ModelWeights w) {
+        return new ModelSource(w.names().geometry(), w, null, w.tokenizer());
     }
 
     ModelGeometry geometry() {
@@ -87,7 +85,7 @@ final class ModelSource {
 
     /** The float64 reference of the weights' generation (from tensors directly, without the Flax tree's stacked copy). */
     ReferenceForward reference() throws WorkbenchException {
-        ReferenceGenerations.Loader loader = ReferenceGenerations.of(geometry.generation(), path);
+        ReferenceGenerations.Loader loader = ReferenceGenerations.of(geometry.generation());
         return weights == null ? loader.fromFlaxParams(flaxParams, geometry) : loader.fromWeights(weights);
     }
 

@@ -9,9 +9,7 @@ import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.converter.flax.v3.V3ConfigGeometry;
 import dev.needlewb.reference.v3.V3Model;
 import dev.needlewb.reference.v3.V3Reference;
-import java.nio.file.Path;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * The reference's registry: which float64 reference serves each generation. The one place the
@@ -57,21 +55,11 @@ public final class ReferenceGenerations {
 
     private ReferenceGenerations() {}
 
-    static Optional<Loader> find(Generation g) {
+    /** The reference of generation {@code g}: every generation the workbench knows has one. */
+    public static Loader of(Generation g) {
         return switch (g) {
-            case NEEDLE2 -> Optional.of(NEEDLE2);
-            case NEEDLE3 -> Optional.of(NEEDLE3);
+            case NEEDLE2 -> NEEDLE2;
+            case NEEDLE3 -> NEEDLE3;
         };
-    }
-
-    /**
-     * The reference of generation {@code g}, for the model read from {@code source}.
-     *
-     * @throws WorkbenchException the workbench has no reference of that generation yet (one line naming the file and it)
-     */
-    public static Loader of(Generation g, Path source) throws WorkbenchException {
-        Optional<Loader> loader = find(g);
-        if (loader.isEmpty()) throw new WorkbenchException(source + ": " + g + " models have no float64 reference in this version yet");
-        return loader.get();
     }
 }

@@ -9,10 +9,9 @@ import dev.needlewb.converter.convert.WeightSources;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.generation.Generation;
 import dev.needlewb.golden.Golden;
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The reference of a model is the one its generation registers; a generation without one is refused by name. */
+/** The reference of a model is the one its generation registers. */
 class ReferenceGenerationsTest {
     @Test
     void needle2WeightsGetTheNeedle2Reference() throws Exception {
@@ -20,16 +19,20 @@ class ReferenceGenerationsTest {
         try (CactFile cact = CactFile.open(Golden.mini("mini.cact"))) {
             weights = WeightSources.fromCact(cact, false);
         }
-        ReferenceForward ref = ReferenceGenerations.of(Generation.NEEDLE2, Path.of("mini.cact")).fromWeights(weights);
+        ReferenceForward ref = ReferenceGenerations.of(Generation.NEEDLE2).fromWeights(weights);
         assertThat(ref).isInstanceOf(ReferenceModel.class);
         assertThat(ref.geometry()).isEqualTo(weights.names().geometry());
         assertThat(ref.forward(new int[] {2, 5, 6}, ForwardOptions.DEFAULT)[2]).hasSize(ref.geometry().outVocab());
     }
 
     @Test
-    void aGenerationWithoutAReferenceIsOneLineNamingTheFile() {
-        assertThatThrownBy(() -> ReferenceGenerations.of(Generation.NEEDLE3, Path.of("mini3.cact")))
-                .isInstanceOf(WorkbenchException.class)
-                .hasMessage("mini3.cact: Needle 3 models have no float64 reference in this version yet");
+    void aNeedle3CheckpointGetsTheNeedle3ReferenceAndItsCactWeightsAreRefusedInOneLine() throws Exception {
+        var ckpt = dev.needlewb.converter.flax.v3.V3CheckpointReader.read(Golden.v3mini("mini3.ckpt.pkl"));
+        var geometry = new dev.needlewb.converter.flax.v3.V3ConfigGeometry(ckpt.config());
+        ReferenceForward ref = ReferenceGenerations.of(Generation.NEEDLE3).fromFlaxParams(ckpt.params(), geometry);
+        assertThat(ref).isInstanceOf(dev.needlewb.reference.v3.V3Reference.class);
+        assertThat(ref.forward(new int[] {2, 5, 6}, ForwardOptions.DEFAULT)[2]).hasSize(geometry.outVocab());
+        assertThatThrownBy(() -> ReferenceGenerations.of(Generation.NEEDLE3).fromWeights(null)).isInstanceOf(WorkbenchException.class)
+                .hasMessageContaining("Needle 3 name table");
     }
 }

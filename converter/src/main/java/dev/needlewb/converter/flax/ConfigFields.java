@@ -1,5 +1,6 @@
 package dev.needlewb.converter.flax;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import java.util.List;
 import java.util.Map;
@@ -65,6 +66,6 @@ public final class ConfigFields {
 
     /** The error for a config value the model cannot use: {@code checkpoint config: <problem>}. */
     public static WorkbenchException bad(String problem) {
-        return new WorkbenchException("checkpoint config: " + problem);
+        return new WorkbenchException(ErrorKind.BAD_CONFIG, "checkpoint config: " + problem);
     }
 }

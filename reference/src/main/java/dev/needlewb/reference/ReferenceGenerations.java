@@ -1,5 +1,6 @@
 package dev.needlewb.reference;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.generation.Generation;
 import dev.needlewb.core.generation.ModelGeometry;
@@ -53,7 +54,7 @@ public final class ReferenceGenerations {
      */
     public static Loader of(Generation g, Path source) throws WorkbenchException {
         Optional<Loader> loader = find(g);
-        if (loader.isEmpty()) throw new WorkbenchException(source + ": " + g + " models have no float64 reference in this version yet");
+        if (loader.isEmpty()) throw new WorkbenchException(ErrorKind.WRONG_GENERATION, source + ": " + g + " models have no float64 reference in this version yet");
         return loader.get();
     }
 }

@@ -77,7 +77,7 @@ public final class Main implements Runnable {
      */
     static int exitCode(ErrorKind kind) {
         return switch (kind) {
-            case IO, OUTPUT_CONFLICT -> EXIT_USER_ERROR;
+            case IO, FILE_CHANGED, OUTPUT_CONFLICT -> EXIT_USER_ERROR;
             case TRUNCATED, TOO_LARGE, UNKNOWN_FORMAT, BAD_TAG, WRONG_GENERATION, BAD_HEADER_FIELD, NONZERO_RESERVED,
                     BAD_OFFSET, MISALIGNED, OVERLAP, TRAILING_BYTES, SHAPE_MISMATCH, UNSUPPORTED_DTYPE, NON_FINITE,
                     BAD_VALUE, BAD_CODE, UNSAFE_PICKLE_GLOBAL, BAD_PICKLE, BAD_ARCHIVE, BAD_TOKENIZER -> EXIT_USER_ERROR;

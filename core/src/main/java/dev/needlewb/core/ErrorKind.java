@@ -6,8 +6,10 @@ package dev.needlewb.core;
  * stays the one line a person reads. docs/errors.md lists what raises each kind and its exit code.
  */
 public enum ErrorKind {
-    /** A file cannot be read, written, locked or put in place; or it changed while being read. */
+    /** A file cannot be read, written, locked or put in place. */
     IO,
+    /** A file kept changing while it was being read (another process writes it); reading again may succeed. */
+    FILE_CHANGED,
     /** Another run writes the same output, or the output would overwrite an input. */
     OUTPUT_CONFLICT,
     /** A file ends before a structure its own bytes announce (header, directory, blob, record). */

@@ -43,7 +43,7 @@ public final class FileSnapshot implements AutoCloseable {
             FileSnapshot snapshot = readOnce(file);
             if (snapshot != null) return snapshot;
         }
-        throw new WorkbenchException(ErrorKind.IO, file + ": the file changed while it was being read (" + ATTEMPTS
+        throw new WorkbenchException(ErrorKind.FILE_CHANGED, file + ": the file changed while it was being read (" + ATTEMPTS
                 + " attempts); run again once nothing is writing it");
     }
 

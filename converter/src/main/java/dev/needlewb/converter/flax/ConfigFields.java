@@ -66,6 +66,11 @@ public final class ConfigFields {
 
     /** The error for a config value the model cannot use: {@code checkpoint config: <problem>}. */
     public static WorkbenchException bad(String problem) {
-        return new WorkbenchException(ErrorKind.BAD_CONFIG, "checkpoint config: " + problem);
+        return bad(ErrorKind.BAD_CONFIG, problem);
+    }
+
+    /** {@link #bad(String)} of another kind than a bad value (a config of the other generation). */
+    public static WorkbenchException bad(ErrorKind kind, String problem) {
+        return new WorkbenchException(kind, "checkpoint config: " + problem);
     }
 }

@@ -101,7 +101,7 @@ public final class Safetensors {
         long expected = 0;
         for (Entry e : entries) {
             if (e.begin() != expected) {
-                throw new FormatException(ErrorKind.BAD_OFFSET, file, dataStart + e.begin(), "tensor '" + e.name() + "' starts at data offset "
+                throw new FormatException(e.begin() < expected ? ErrorKind.OVERLAP : ErrorKind.BAD_OFFSET, file, dataStart + e.begin(), "tensor '" + e.name() + "' starts at data offset "
                         + e.begin() + " but the previous tensor ends at " + expected
                         + (e.begin() < expected ? " (overlap)" : " (hole)"));
             }

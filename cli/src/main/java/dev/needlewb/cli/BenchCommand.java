@@ -1,6 +1,7 @@
 package dev.needlewb.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.engine.Engine;
@@ -119,10 +120,10 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws WorkbenchException, IOException {
-        if (newTokens < 1) throw new WorkbenchException("--new-tokens must be at least 1, got " + newTokens);
-        if (warmup < 0) throw new WorkbenchException("--warmup must be >= 0, got " + warmup);
-        if (repetitions < 1) throw new WorkbenchException("--repetitions must be at least 1, got " + repetitions);
-        if (promptTokens != null && promptTokens < 1) throw new WorkbenchException("--prompt-tokens must be at least 1, got " + promptTokens);
+        if (newTokens < 1) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--new-tokens must be at least 1, got " + newTokens);
+        if (warmup < 0) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--warmup must be >= 0, got " + warmup);
+        if (repetitions < 1) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--repetitions must be at least 1, got " + repetitions);
+        if (promptTokens != null && promptTokens < 1) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--prompt-tokens must be at least 1, got " + promptTokens);
         EngineOptions options = engineArguments.options();
         InputFile input = InputFile.of("model", model);
         List<InputFile> inputs = toolBench == null ? List.of(input) : List.of(input, InputFile.of("tools", toolBench.tools));
@@ -131,7 +132,7 @@ final class BenchCommand implements Callable<Integer> {
         try {
             Sampler.of(temperature, 1, seed);
         } catch (IllegalArgumentException e) {
-            throw new WorkbenchException(e.getMessage());
+            throw new WorkbenchException(ErrorKind.BAD_OPTION, e.getMessage());
         }
         if (toolBench != null) {
             ToolCallArguments.checkThinkMax(toolBench.thinkMax);
@@ -267,7 +268,7 @@ final class BenchCommand implements Callable<Integer> {
     private int[] promptIds(Tokenizer tokenizer, int[] encoded) throws WorkbenchException {
         int[] natural = GenerateCommand.withBos(tokenizer, encoded);
         if (promptTokens == null) return natural;
-        if (encoded.length == 0 && promptTokens > 1) throw new WorkbenchException("--prompt-tokens needs a non-empty --prompt to repeat");
+        if (encoded.length == 0 && promptTokens > 1) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--prompt-tokens needs a non-empty --prompt to repeat");
         int[] ids = new int[promptTokens];
         ids[0] = tokenizer.bosId();
         for (int i = 1; i < ids.length; i++) ids[i] = encoded[(i - 1) % encoded.length];

@@ -2,6 +2,7 @@ package dev.needlewb.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.finite.NonFinitePolicy;
@@ -47,7 +48,7 @@ final class CodebookCommand implements Callable<Integer> {
     @Override
     public Integer call() throws WorkbenchException, IOException {
         int recordBits = recordBits(bits);
-        if (group < 1 || Integer.bitCount(group) != 1) throw new WorkbenchException("--group " + group + ": must be a power of two");
+        if (group < 1 || Integer.bitCount(group) != 1) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--group " + group + ": must be a power of two");
         double[] centres = Codebooks.unitCentres(recordBits);
         float[] codebook = Codebooks.of(recordBits, group);
         List<Difference> differences = null;
@@ -55,7 +56,7 @@ final class CodebookCommand implements Callable<Integer> {
         int fileGroup = 0;
         if (check != null) {
             if (recordBits == Codebooks.TERNARY_RECORD_BITS) {
-                throw new WorkbenchException("--check: a .cact header stores the 2-, 3- and 4-bit codebooks, not the ternary one");
+                throw new WorkbenchException(ErrorKind.BAD_OPTION, "--check: a .cact header stores the 2-, 3- and 4-bit codebooks, not the ternary one");
             }
             checked = InputFile.of("model", check);
             try (CactFile cact = CactFile.open(check, NonFinitePolicy.ALLOW)) { // its header codebook only
@@ -85,7 +86,7 @@ final class CodebookCommand implements Callable<Integer> {
             case "3" -> 3;
             case "4" -> 4;
             case "t", "1.58", "ternary" -> Codebooks.TERNARY_RECORD_BITS;
-            default -> throw new WorkbenchException("--bits " + b + ": must be 2, 3, 4 or t");
+            default -> throw new WorkbenchException(ErrorKind.BAD_OPTION, "--bits " + b + ": must be 2, 3, 4 or t");
         };
     }
 

@@ -1,5 +1,6 @@
 package dev.needlewb.cli;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactModel;
@@ -78,7 +79,7 @@ final class DemoCommand implements Callable<Integer> {
         try (CactFile again = CactFile.open(rewritten)) {
             boolean identical = again.sha256().equals(sha);
             step(say, "rewrite", "read then write unchanged: " + (identical ? "byte-identical" : "DIFFERENT") + " (sha256 " + sha + ")", t0);
-            if (!identical) throw new WorkbenchException(rewritten + ": rewriting an unedited file changed its bytes");
+            if (!identical) throw new WorkbenchException(ErrorKind.STEP_FAILED, rewritten + ": rewriting an unedited file changed its bytes");
         }
         java.nio.file.Files.delete(rewritten);
 
@@ -90,7 +91,7 @@ final class DemoCommand implements Callable<Integer> {
         try (CactFile again = CactFile.open(back)) {
             boolean identical = again.sha256().equals(sha);
             step(say, "convert", ".cact -> PyTorch .pt -> .cact with --base: " + (identical ? "byte-identical" : "DIFFERENT"), t0);
-            if (!identical) throw new WorkbenchException(back + ": the unedited .pt round trip changed the file");
+            if (!identical) throw new WorkbenchException(ErrorKind.STEP_FAILED, back + ": the unedited .pt round trip changed the file");
         }
         written.addAll(List.of(pt, back, out.resolve("needle2-synthetic.pt.manifest.json"),
                 out.resolve("needle2-synthetic.from-pt.cact.manifest.json")));

@@ -2,6 +2,7 @@ package dev.needlewb.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.engine.Engine;
@@ -89,11 +90,11 @@ final class GenerateCommand implements Callable<Integer> {
         try {
             sampler = Sampler.of(temperature, topP, seed);
         } catch (IllegalArgumentException e) {
-            throw new WorkbenchException(e.getMessage());
+            throw new WorkbenchException(ErrorKind.BAD_OPTION, e.getMessage());
         }
         boolean tools = input.prompt == null;
         int newTokens = maxNew != null ? maxNew : tools ? 256 : 64;
-        if (newTokens < 0) throw new WorkbenchException("--max-new must be >= 0, got " + newTokens);
+        if (newTokens < 0) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--max-new must be >= 0, got " + newTokens);
         toolArguments.check();
         PrintWriter out = spec.commandLine().getOut();
         try (CactFile cact = CactFile.open(model, nonFinite.policy())) {

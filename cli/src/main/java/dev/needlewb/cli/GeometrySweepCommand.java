@@ -3,6 +3,7 @@ package dev.needlewb.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.needlewb.converter.synth.DrawnGeometry;
 import dev.needlewb.converter.synth.GeometryDraws;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.engine.torch.TorchBackend;
 import dev.needlewb.reports.parity.EngineMode;
@@ -114,16 +115,16 @@ final class GeometrySweepCommand implements Callable<Integer> {
     }
 
     private void checkOptions() throws WorkbenchException {
-        if (count < 1 || count > MAX_COUNT) throw new WorkbenchException("--count must be 1.." + MAX_COUNT + ", got " + count);
-        if (only != null && (only < 0 || only >= count)) throw new WorkbenchException("--only must be 0.." + (count - 1) + " (--count " + count + "), got " + only);
-        for (int w : widths) if (!WIDTHS.contains(w)) throw new WorkbenchException("--widths: " + w + " is not one of 128, 256, 512");
+        if (count < 1 || count > MAX_COUNT) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--count must be 1.." + MAX_COUNT + ", got " + count);
+        if (only != null && (only < 0 || only >= count)) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--only must be 0.." + (count - 1) + " (--count " + count + "), got " + only);
+        for (int w : widths) if (!WIDTHS.contains(w)) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--widths: " + w + " is not one of 128, 256, 512");
         widths = List.copyOf(new LinkedHashSet<>(widths));
         for (String e : engines) {
-            if (EngineMode.byLabel(e) == null) throw new WorkbenchException("--engine: unknown engine '" + e + "' (known: exact, int8, batch, torch)");
+            if (EngineMode.byLabel(e) == null) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--engine: unknown engine '" + e + "' (known: exact, int8, batch, torch)");
         }
         engines = List.copyOf(new LinkedHashSet<>(engines));
-        if (tokens < 2 || tokens > 256) throw new WorkbenchException("--tokens must be 2..256, got " + tokens);
-        if (jobs != null && jobs < 1) throw new WorkbenchException("--jobs must be at least 1, got " + jobs);
+        if (tokens < 2 || tokens > 256) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--tokens must be 2..256, got " + tokens);
+        if (jobs != null && jobs < 1) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--jobs must be at least 1, got " + jobs);
         if (profile != null) ToleranceProfile.resolve(profile);
         ReportFiles.checkWritable(out);
     }

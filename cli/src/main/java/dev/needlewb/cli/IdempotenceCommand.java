@@ -1,5 +1,6 @@
 package dev.needlewb.cli;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.reports.study.IdempotenceResult;
 import dev.needlewb.reports.study.IdempotenceStudy;
@@ -48,7 +49,7 @@ final class IdempotenceCommand implements Callable<Integer> {
     @Override
     public Integer call() throws WorkbenchException, IOException {
         if (rounds < 1 || rounds > IdempotenceStudy.MAX_ROUNDS) {
-            throw new WorkbenchException("--rounds " + rounds + ": must be 1 to " + IdempotenceStudy.MAX_ROUNDS);
+            throw new WorkbenchException(ErrorKind.BAD_OPTION, "--rounds " + rounds + ": must be 1 to " + IdempotenceStudy.MAX_ROUNDS);
         }
         InputFile inputFile = InputFile.of("input", input);
         List<IdempotenceResult> results = new ArrayList<>();
@@ -57,7 +58,7 @@ final class IdempotenceCommand implements Callable<Integer> {
         try (StudyTargets targets = StudyTargets.open(input, tensors, bits, group, nonFinite.policy())) {
             kind = targets.kind();
             codebookMatches = targets.headerCodebookMatches();
-            if (targets.targets().isEmpty()) throw new WorkbenchException(input + ": no CQ tensors to study");
+            if (targets.targets().isEmpty()) throw new WorkbenchException(ErrorKind.MISSING_KEY, input + ": no CQ tensors to study");
             long total = (long) targets.targets().size() * rounds;
             try (Progress progress = Progress.start("idempotence", total)) {
                 for (StudyTargets.Target t : targets.targets()) {

@@ -1,5 +1,6 @@
 package dev.needlewb.cli;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.engine.EngineOptions;
 import picocli.CommandLine.Option;
@@ -19,10 +20,10 @@ final class KvWindowArguments {
      * header window and {@code defaultSinks} (the tool prefix length, or 0).
      */
     EngineOptions apply(EngineOptions options, int defaultSinks, int promptTokens) throws WorkbenchException {
-        if (window != null && window < 0) throw new WorkbenchException("--window must be >= 0 (0 = no window), got " + window);
-        if (sinks != null && sinks < 0) throw new WorkbenchException("--sinks must be >= 0, got " + sinks);
+        if (window != null && window < 0) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--window must be >= 0 (0 = no window), got " + window);
+        if (sinks != null && sinks < 0) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--sinks must be >= 0, got " + sinks);
         if (sinks != null && sinks > promptTokens) {
-            throw new WorkbenchException("--sinks " + sinks + " pins more positions than the prompt's " + promptTokens + " tokens");
+            throw new WorkbenchException(ErrorKind.BAD_OPTION, "--sinks " + sinks + " pins more positions than the prompt's " + promptTokens + " tokens");
         }
         return options.withWindow(window == null ? EngineOptions.FROM_HEADER : window, sinks == null ? defaultSinks : sinks);
     }

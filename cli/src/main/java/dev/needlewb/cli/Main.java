@@ -1,5 +1,6 @@
 package dev.needlewb.cli;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.simd.VectorWidth;
 import java.io.IOException;
@@ -19,7 +20,7 @@ import picocli.CommandLine.Command;
             ConvertCommand.class, TokenizeCommand.class, ReferenceCommand.class, GenerateCommand.class, BenchCommand.class,
             ParityCommand.class, EvalCommand.class, StudyCommand.class, SweepCommand.class, CodebookCommand.class, TrainJvmCommand.class})
 public final class Main implements Runnable {
-    /** Exit code for a user error (bad file, bad option): one line on stderr, no stack trace. */
+    /** Exit code for a user error (bad file, bad option) or a failed file operation: one line on stderr, no stack trace. */
     public static final int EXIT_USER_ERROR = 2;
     /** Exit code for a bug in the workbench itself. */
     public static final int EXIT_INTERNAL_ERROR = 3;
@@ -54,7 +55,11 @@ public final class Main implements Runnable {
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             err.println("needle-wb: " + describe(e));
             err.flush();
-            return e instanceof WorkbenchException || e instanceof IOException ? EXIT_USER_ERROR : failInternal(e, err);
+            return switch (e) {
+                case WorkbenchException w -> exitCode(w.kind());
+                case IOException io -> EXIT_USER_ERROR;
+                default -> failInternal(e, err);
+            };
         });
         cli.setParameterExceptionHandler((e, a) -> {
             err.println("needle-wb: " + TerminalSafeWriter.oneLine(e.getMessage()));
@@ -63,6 +68,23 @@ public final class Main implements Runnable {
             return EXIT_USER_ERROR;
         });
         return cli.execute(args);
+    }
+
+    /**
+     * The exit code for an error of {@code kind}, the one place kinds meet exit codes (docs/errors.md
+     * lists them). Every kind is bad input or a failed file operation; a check that finds a problem
+     * returns 1 from its command, and a bug (an exception outside {@link WorkbenchException}) exits 3.
+     */
+    static int exitCode(ErrorKind kind) {
+        return switch (kind) {
+            case IO, FILE_CHANGED, OUTPUT_CONFLICT -> EXIT_USER_ERROR;
+            case TRUNCATED, TOO_LARGE, UNKNOWN_FORMAT, BAD_TAG, WRONG_GENERATION, BAD_HEADER_FIELD, NONZERO_RESERVED,
+                    BAD_OFFSET, MISALIGNED, OVERLAP, TRAILING_BYTES, SHAPE_MISMATCH, UNSUPPORTED_DTYPE, NON_FINITE,
+                    BAD_VALUE, BAD_CODE, UNSAFE_PICKLE_GLOBAL, BAD_PICKLE, BAD_ARCHIVE, BAD_TOKENIZER -> EXIT_USER_ERROR;
+            case BAD_JSON, BAD_TEXT, BAD_SCHEMA, BAD_CONFIG, BAD_GEOMETRY, MISSING_KEY, UNKNOWN_KEY, MODEL_MISMATCH,
+                    UNSUPPORTED -> EXIT_USER_ERROR;
+            case BAD_OPTION, BAD_PROMPT, STEP_FAILED -> EXIT_USER_ERROR;
+        };
     }
 
     /** The error's one line (a newline from input text is spelled out). */

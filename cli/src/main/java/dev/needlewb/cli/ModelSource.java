@@ -1,5 +1,6 @@
 package dev.needlewb.cli;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.convert.CheckpointParams;
@@ -53,7 +54,7 @@ final class ModelSource {
                 }
             }
             case TORCH, SAFETENSORS -> {
-                if (like == null) throw new WorkbenchException(model + ": a state dict needs --like FILE.cact for its geometry and names");
+                if (like == null) throw new WorkbenchException(ErrorKind.BAD_OPTION, model + ": a state dict needs --like FILE.cact for its geometry and names");
                 // the state dict's weights replace the .cact's: only its geometry, names and tokenizer are read
                 try (CactFile cact = CactFile.open(like, NonFinitePolicy.ALLOW)) {
                     NameMap names = WeightSources.namesOf(cact);

@@ -1,5 +1,6 @@
 package dev.needlewb.cli;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.finite.NonFinitePolicy;
@@ -61,7 +62,7 @@ final class NamesCommand implements Callable<Integer> {
                     }
                 }
                 if (geometry.endsWith(".pkl") || geometry.endsWith(".ckpt")) return WeightSources.namesOf(FlaxCheckpointReader.read(file, true, NonFinitePolicy.ALLOW));
-                throw new WorkbenchException("--geometry " + geometry + ": expected needle2, mini, a .cact or a checkpoint .pkl");
+                throw new WorkbenchException(ErrorKind.BAD_OPTION, "--geometry " + geometry + ": expected needle2, mini, a .cact or a checkpoint .pkl");
             }
         }
     }

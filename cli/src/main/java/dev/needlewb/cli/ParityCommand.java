@@ -1,5 +1,6 @@
 package dev.needlewb.cli;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.convert.Format;
@@ -102,11 +103,11 @@ final class ParityCommand implements Callable<Integer> {
     @Override
     public Integer call() throws WorkbenchException, IOException {
         List<EngineMode> modes = engineModes();
-        if (window != null && window < 0 || sinks < 0) throw new WorkbenchException("--window and --sinks must not be negative");
-        if (sinks > 0 && (window == null || window == 0)) throw new WorkbenchException("--sinks needs a --window");
-        if (Format.of(model) != Format.CACT) throw new WorkbenchException(model + ": parity needs a .cact (the engines run only .cact files)");
-        if (like != null && (against == null || !Format.of(against).isStateDict())) throw new WorkbenchException("--like is for a state-dict --against");
-        if (torchWeights != null && !modes.contains(EngineMode.TORCH)) throw new WorkbenchException("--torch-weights is for --engine torch");
+        if (window != null && window < 0 || sinks < 0) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--window and --sinks must not be negative");
+        if (sinks > 0 && (window == null || window == 0)) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--sinks needs a --window");
+        if (Format.of(model) != Format.CACT) throw new WorkbenchException(ErrorKind.BAD_OPTION, model + ": parity needs a .cact (the engines run only .cact files)");
+        if (like != null && (against == null || !Format.of(against).isStateDict())) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--like is for a state-dict --against");
+        if (torchWeights != null && !modes.contains(EngineMode.TORCH)) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--torch-weights is for --engine torch");
         ToleranceProfile userProfile = profile == null ? null : ToleranceProfile.resolve(profile);
         ReportFiles.checkWritable(out);
 
@@ -210,7 +211,7 @@ final class ParityCommand implements Callable<Integer> {
     private void checkSameGeometry(Geometry mine, ModelGeometry theirs) throws WorkbenchException {
         String difference = GeometryDifference.of(mine, theirs);
         if (difference != null) {
-            throw new WorkbenchException(against + ": geometry differs from " + model + " (" + difference + "); parity needs the same architecture");
+            throw new WorkbenchException(ErrorKind.MODEL_MISMATCH, against + ": geometry differs from " + model + " (" + difference + "); parity needs the same architecture");
         }
     }
 
@@ -219,7 +220,7 @@ final class ParityCommand implements Callable<Integer> {
         for (String e : engines) {
             EngineMode m = EngineMode.byLabel(e);
             if (m == null) {
-                throw new WorkbenchException("unknown engine '" + e + "' (known: "
+                throw new WorkbenchException(ErrorKind.BAD_OPTION, "unknown engine '" + e + "' (known: "
                         + Arrays.stream(EngineMode.values()).map(EngineMode::label).collect(Collectors.joining(", ")) + ")");
             }
             if (!modes.contains(m)) modes.add(m);
@@ -239,19 +240,19 @@ final class ParityCommand implements Callable<Integer> {
      */
     private Window checkLength(int positions, Geometry g) throws WorkbenchException {
         if (positions > g.maxSeqLen()) {
-            throw new WorkbenchException("the prompt has " + positions + " tokens, more than the model's max_seq_len " + g.maxSeqLen());
+            throw new WorkbenchException(ErrorKind.BAD_PROMPT, "the prompt has " + positions + " tokens, more than the model's max_seq_len " + g.maxSeqLen());
         }
         if (window == null) {
             int header = g.slidingWindow();
             if (header == 0) return new Window(0, g.slidingWindowText());
             if (positions > header) {
-                throw new WorkbenchException("the prompt has " + positions + " tokens, more than the model's kv_window " + header
+                throw new WorkbenchException(ErrorKind.BAD_PROMPT, "the prompt has " + positions + " tokens, more than the model's kv_window " + header
                         + ": give --window " + header + " --sinks K to compare what production computes, or --window 0 for no window");
             }
             return new Window(0, "none (the " + positions + "-token prompt fits the model's kv_window " + header + ")");
         }
         if (window > 0 && sinks == 0 && positions > window) {
-            throw new WorkbenchException("the prompt has " + positions + " tokens, more than --window " + window
+            throw new WorkbenchException(ErrorKind.BAD_PROMPT, "the prompt has " + positions + " tokens, more than --window " + window
                     + " with no --sinks: positions from " + window + " on would not see the BOS token; give --sinks 1 (or more)");
         }
         return new Window(window, window == 0 ? "none (--window 0)" : window + " (--window, " + sinks + " sinks)");

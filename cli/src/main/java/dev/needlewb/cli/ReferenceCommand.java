@@ -1,5 +1,6 @@
 package dev.needlewb.cli;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.AtomicFileWriter;
 import dev.needlewb.core.io.NpyArray;
@@ -82,11 +83,11 @@ final class ReferenceCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws WorkbenchException {
-        if (taps && cached) throw new WorkbenchException("--taps records the full-sequence path; drop --cached");
-        if (sinks > 0 && window == 0) throw new WorkbenchException("--sinks needs a --window");
-        if (cached && prefill < 1) throw new WorkbenchException("--prefill must be at least 1");
+        if (taps && cached) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--taps records the full-sequence path; drop --cached");
+        if (sinks > 0 && window == 0) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--sinks needs a --window");
+        if (cached && prefill < 1) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--prefill must be at least 1");
         if (kvBits < 0 || kvBits == 1 || (kvBits > 4 && kvBits < 8)) {
-            throw new WorkbenchException("--kv-bits " + kvBits + ": the reference fake-quantizes K and V with the 2-, 3- or 4-bit CQ codebook"
+            throw new WorkbenchException(ErrorKind.BAD_OPTION, "--kv-bits " + kvBits + ": the reference fake-quantizes K and V with the 2-, 3- or 4-bit CQ codebook"
                     + " (0: K and V left alone; 8 or more: upstream's default, off for Needle 2 and A8 per head for Needle 3)");
         }
         long t0 = System.nanoTime();
@@ -121,7 +122,7 @@ final class ReferenceCommand implements Callable<Integer> {
             arrays.put("hidden_states", NpyExport.cube(ref.hiddenStates(ids, plain)));
             arrays.put("hidden_cells", NpyExport.cube(ref.hiddenCells(ids, plain)));
         }
-        if (mtp && !ref.hasMtp()) throw new WorkbenchException(model + ": --mtp, but the model has no MTP branch (mtp_* parameters)");
+        if (mtp && !ref.hasMtp()) throw new WorkbenchException(ErrorKind.MISSING_KEY, model + ": --mtp, but the model has no MTP branch (mtp_* parameters)");
         arrays.putAll(ref.extraOutputs(ids, plain, heads, mtp));
 
         AtomicFileWriter.write(out, ch -> {

@@ -1,5 +1,6 @@
 package dev.needlewb.cli;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.FileOutput;
 import dev.needlewb.core.io.OutputSet;
@@ -26,11 +27,11 @@ final class ReportFiles {
     static void checkWritable(Path dir) throws WorkbenchException {
         Path existing = dir.toAbsolutePath();
         while (existing != null && !Files.exists(existing)) existing = existing.getParent();
-        if (existing == null) throw new WorkbenchException(dir + ": cannot create the output folder (no existing parent)");
+        if (existing == null) throw new WorkbenchException(ErrorKind.IO, dir + ": cannot create the output folder (no existing parent)");
         if (!Files.isDirectory(existing)) {
-            throw new WorkbenchException(dir + ": cannot create the output folder (" + existing + " is not a folder)");
+            throw new WorkbenchException(ErrorKind.IO, dir + ": cannot create the output folder (" + existing + " is not a folder)");
         }
-        if (!Files.isWritable(existing)) throw new WorkbenchException(dir + ": output folder is not writable (" + existing + ")");
+        if (!Files.isWritable(existing)) throw new WorkbenchException(ErrorKind.IO, dir + ": output folder is not writable (" + existing + ")");
     }
 
     /**
@@ -45,7 +46,7 @@ final class ReportFiles {
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
-            throw new WorkbenchException(dir + ": cannot create the output folder (" + e.getMessage() + ")", e);
+            throw new WorkbenchException(ErrorKind.IO, dir + ": cannot create the output folder (" + e.getMessage() + ")", e);
         }
         List<Path> written = new ArrayList<>();
         try {

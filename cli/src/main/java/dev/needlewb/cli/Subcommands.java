@@ -1,5 +1,6 @@
 package dev.needlewb.cli;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -17,7 +18,7 @@ final class Subcommands {
         PrintWriter sink = new PrintWriter(log, true);
         int exit = Main.run(args, sink, sink);
         if (exit != 0 && exit != alsoAccepted) {
-            throw new WorkbenchException(caller + " step 'needle-wb " + String.join(" ", args) + "' failed: " + log.toString().strip());
+            throw new WorkbenchException(ErrorKind.STEP_FAILED, caller + " step 'needle-wb " + String.join(" ", args) + "' failed: " + log.toString().strip());
         }
         return exit;
     }

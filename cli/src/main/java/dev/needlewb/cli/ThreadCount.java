@@ -1,5 +1,6 @@
 package dev.needlewb.cli;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import java.io.PrintWriter;
 
@@ -12,7 +13,7 @@ final class ThreadCount {
     private ThreadCount() {}
 
     static int of(int requested, PrintWriter err) throws WorkbenchException {
-        if (requested < 1) throw new WorkbenchException("--threads must be at least 1, got " + requested);
+        if (requested < 1) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--threads must be at least 1, got " + requested);
         int processors = Runtime.getRuntime().availableProcessors();
         if (requested <= processors) return requested;
         err.println("needle-wb: note: --threads " + requested + " capped at " + processors + ", the processors this JVM may use");

@@ -1,5 +1,6 @@
 package dev.needlewb.cli;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.finite.NonFinitePolicy;
@@ -40,10 +41,10 @@ final class TokenArguments {
             ids[0] = tokenizer.bosId();
             System.arraycopy(body, 0, ids, 1, body.length);
         }
-        if (ids.length == 0) throw new WorkbenchException("no tokens given");
+        if (ids.length == 0) throw new WorkbenchException(ErrorKind.BAD_PROMPT, "no tokens given");
         for (int i = 0; i < ids.length; i++) {
             if (ids[i] < 0 || ids[i] >= vocab) {
-                throw new WorkbenchException("token " + i + " is id " + ids[i] + ", outside the vocabulary (ids 0.." + (vocab - 1) + ")");
+                throw new WorkbenchException(ErrorKind.BAD_PROMPT, "token " + i + " is id " + ids[i] + ", outside the vocabulary (ids 0.." + (vocab - 1) + ")");
             }
         }
         return ids;
@@ -58,7 +59,7 @@ final class TokenArguments {
             }
             return SentencePieceModel.read(file).toVocab();
         }
-        if (blob == null) throw new WorkbenchException("--prompt needs a tokenizer: this model has none, give --tokenizer FILE.cact|tok.model");
+        if (blob == null) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--prompt needs a tokenizer: this model has none, give --tokenizer FILE.cact|tok.model");
         return TokenizerVocab.parse(blob, Path.of("tokenizer"), 0, 0);
     }
 
@@ -70,7 +71,7 @@ final class TokenArguments {
             try {
                 ids.add(Integer.parseInt(word));
             } catch (NumberFormatException e) {
-                throw new WorkbenchException(file + ": '" + word + "' is not a token id");
+                throw new WorkbenchException(ErrorKind.BAD_PROMPT, file + ": '" + word + "' is not a token id");
             }
         }
         return ids.stream().mapToInt(Integer::intValue).toArray();

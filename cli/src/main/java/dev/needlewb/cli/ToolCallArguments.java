@@ -1,5 +1,6 @@
 package dev.needlewb.cli;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import picocli.CommandLine.Option;
 
@@ -25,10 +26,10 @@ final class ToolCallArguments {
 
     void check() throws WorkbenchException {
         checkThinkMax(thinkMax);
-        if (topTools != null && topTools < 1) throw new WorkbenchException("--top-tools must be >= 1, got " + topTools);
+        if (topTools != null && topTools < 1) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--top-tools must be >= 1, got " + topTools);
     }
 
     static void checkThinkMax(int thinkMax) throws WorkbenchException {
-        if (thinkMax < 0) throw new WorkbenchException("--think-max must be >= 0, got " + thinkMax);
+        if (thinkMax < 0) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--think-max must be >= 0, got " + thinkMax);
     }
 }

@@ -1,5 +1,6 @@
 package dev.needlewb.cli;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.core.tokenizer.Tokenizer;
@@ -85,15 +86,15 @@ final class ToolCallsCommand implements Callable<Integer> {
     @Override
     public Integer call() throws WorkbenchException, java.io.IOException {
         ThresholdProfile profile = ThresholdProfile.named(profileName);
-        if (maxNew < 1) throw new WorkbenchException("--max-new must be at least 1, got " + maxNew);
+        if (maxNew < 1) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--max-new must be at least 1, got " + maxNew);
         ToolCallArguments.checkThinkMax(thinkMax);
         int capped = ThreadCount.of(threads, spec.commandLine().getErr());
         List<String> names = new ArrayList<>(new LinkedHashSet<>(engines));
         for (String n : names) CaseEngines.factory(n);
         if (against != null) names.addFirst(REFERENCE);
-        if (names.size() < 2) throw new WorkbenchException("--engine needs at least two different engines to compare, got " + engines);
+        if (names.size() < 2) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--engine needs at least two different engines to compare, got " + engines);
         ReportFiles.checkWritable(out);
-        if (limit != null && limit < 1) throw new WorkbenchException("--limit must be at least 1, got " + limit);
+        if (limit != null && limit < 1) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--limit must be at least 1, got " + limit);
         List<ToolCallCase> cases = ToolCallCase.read(casesFile);
         if (limit != null && limit < cases.size()) cases = cases.subList(0, limit);
         PrintWriter say = spec.commandLine().getErr();
@@ -106,7 +107,7 @@ final class ToolCallsCommand implements Callable<Integer> {
                 ToolCallRunner.Prepared p = runner.prepare(c.tools(), c.query(), c.system());
                 int room = positions - p.prompt().ids().length;
                 if (room < runner.minimumTokens(p)) {
-                    throw new WorkbenchException(casesFile + ": line " + c.line() + ": the prompt takes " + p.prompt().ids().length + " of the model's "
+                    throw new WorkbenchException(ErrorKind.BAD_PROMPT, casesFile + ": line " + c.line() + ": the prompt takes " + p.prompt().ids().length + " of the model's "
                             + positions + " positions, leaving no room for an answer");
                 }
                 prepared.add(p);
@@ -116,7 +117,7 @@ final class ToolCallsCommand implements Callable<Integer> {
             if (against != null) {
                 ModelSource source = ModelSource.load(against, like != null ? like : model, nonFinite.policy());
                 if (!source.geometry().equals(cact.geometry())) {
-                    throw new WorkbenchException(against + ": its geometry differs from " + model + "'s");
+                    throw new WorkbenchException(ErrorKind.MODEL_MISMATCH, against + ": its geometry differs from " + model + "'s");
                 }
                 reference = source.reference();
             }

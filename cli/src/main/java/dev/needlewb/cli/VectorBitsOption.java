@@ -1,5 +1,6 @@
 package dev.needlewb.cli;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.simd.VectorWidth;
 import picocli.CommandLine.Option;
@@ -31,7 +32,7 @@ final class VectorBitsOption {
     /** Throws when the width asked for is not the one in use; returns a warning line when it is not SIMD here, else null. */
     String check() throws WorkbenchException {
         if (bits != null && bits != VectorWidth.BITS) {
-            throw new WorkbenchException(NAME + " " + bits + ": this process already runs its kernels at " + VectorWidth.BITS
+            throw new WorkbenchException(ErrorKind.BAD_OPTION, NAME + " " + bits + ": this process already runs its kernels at " + VectorWidth.BITS
                     + " bits (the width is fixed when the kernels load; give the option on a fresh command line)");
         }
         return VectorWidth.nativeWidth() ? null : "needle-wb: warning: " + VectorWidth.describe();

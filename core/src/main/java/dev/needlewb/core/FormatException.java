@@ -19,8 +19,8 @@ public final class FormatException extends WorkbenchException {
     private final long offset;
     private final String problem;
 
-    public FormatException(Path file, int tensorIndex, String tensorName, long offset, String problem) {
-        super(describe(file, tensorIndex, tensorName, offset, problem));
+    public FormatException(ErrorKind kind, Path file, int tensorIndex, String tensorName, long offset, String problem) {
+        super(kind, describe(file, tensorIndex, tensorName, offset, problem));
         this.file = file;
         this.tensorIndex = tensorIndex;
         this.tensorName = tensorName;
@@ -28,8 +28,8 @@ public final class FormatException extends WorkbenchException {
         this.problem = problem;
     }
 
-    public FormatException(Path file, long offset, String problem) {
-        this(file, NO_TENSOR, null, offset, problem);
+    public FormatException(ErrorKind kind, Path file, long offset, String problem) {
+        this(kind, file, NO_TENSOR, null, offset, problem);
     }
 
     private static String describe(Path file, int index, String name, long offset, String problem) {

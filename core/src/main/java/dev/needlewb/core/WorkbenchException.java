@@ -1,17 +1,28 @@
 package dev.needlewb.core;
 
+import java.util.Objects;
+
 /**
  * The one checked family for errors a user can cause: a bad file, a wrong tag, a truncated blob,
- * an unknown pickle global, a shape mismatch, an unsupported dtype. The command line prints
- * {@link #getMessage()} on one line and exits non-zero; it never prints a stack trace for these.
+ * an unknown pickle global, a shape mismatch, an unsupported dtype. Each carries its {@link #kind()};
+ * the command line prints {@link #getMessage()} on one line and exits with the kind's code; it never
+ * prints a stack trace for these.
  */
 public class WorkbenchException extends Exception {
-    public WorkbenchException(String message) {
+    private final ErrorKind kind;
+
+    public WorkbenchException(ErrorKind kind, String message) {
         super(message);
+        this.kind = Objects.requireNonNull(kind, "kind");
     }
 
-    public WorkbenchException(String message, Throwable cause) {
+    public WorkbenchException(ErrorKind kind, String message, Throwable cause) {
         super(message, cause);
+        this.kind = Objects.requireNonNull(kind, "kind");
+    }
+
+    public ErrorKind kind() {
+        return kind;
     }
 
     /** A file that cannot be opened or read, said the way a shell would ("no such file", "permission denied"). */
@@ -22,6 +33,6 @@ public class WorkbenchException extends Exception {
             case java.nio.file.FileSystemException f when f.getReason() != null -> f.getReason();
             default -> e.getMessage() == null ? e.toString() : e.getMessage();
         };
-        return new WorkbenchException(file + ": cannot read: " + why, e);
+        return new WorkbenchException(ErrorKind.IO, file + ": cannot read: " + why, e);
     }
 }

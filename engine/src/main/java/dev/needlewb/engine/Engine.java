@@ -1,6 +1,7 @@
 package dev.needlewb.engine;
 
 import dev.needlewb.converter.v2.V2Header;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
@@ -38,7 +39,7 @@ public final class Engine implements AutoCloseable {
         // positions would outgrow a Java array (millions of tokens, against a header that may say 2^31 - 1).
         this.maxPositions = Math.min(asked, KvCache.positionLimit(g.kvDim(), window, options.sinks()));
         if (options.mode() == NumericMode.INT8 && g.kvBits() != 8) {
-            throw new FormatException(file.path(), CactFormat.OFF_KV_BITS, "header kv_bits " + g.kvBits()
+            throw new FormatException(ErrorKind.UNSUPPORTED, file.path(), CactFormat.OFF_KV_BITS, "header kv_bits " + g.kvBits()
                     + ": the engine's int8 mode runs an 8-bit KV cache only");
         }
         this.weights = new ModelWeights(file);

@@ -1,5 +1,6 @@
 package dev.needlewb.engine;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.generation.Generation;
@@ -32,7 +33,7 @@ public final class EngineGenerations {
     static Loader of(CactFile file) throws FormatException {
         Generation g = file.geometry().generation();
         Optional<Loader> loader = find(g);
-        if (loader.isEmpty()) throw new FormatException(file.path(), CactFormat.OFF_TAG, notRun(g));
+        if (loader.isEmpty()) throw new FormatException(ErrorKind.WRONG_GENERATION, file.path(), CactFormat.OFF_TAG, notRun(g));
         return loader.get();
     }
 

@@ -3,6 +3,7 @@ package dev.needlewb.engine;
 import static dev.needlewb.converter.v2.ModelTensor.*;
 
 import dev.needlewb.converter.v2.V2Header;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
@@ -41,7 +42,7 @@ final class ModelWeights {
         this.g = Geometry.of(file.geometry());
         int repeated = g.repeatedSite();
         if (repeated >= 0) {
-            throw new FormatException(file.path(), V2Header.OFF_SITES + 4L * repeated, "engram site " + repeated + " repeats layer "
+            throw new FormatException(ErrorKind.UNSUPPORTED, file.path(), V2Header.OFF_SITES + 4L * repeated, "engram site " + repeated + " repeats layer "
                     + g.engramSites()[repeated] + ": the engine injects one site per layer (upstream adds both)");
         }
         embedding = cq(EMBEDDING.single(), kernelBits(EMBEDDING.single()));
@@ -113,7 +114,7 @@ final class ModelWeights {
     /** The code width of the kernel a tensor runs on as stored: 2 for 2-bit and ternary, 4 for 3- and 4-bit. */
     private int kernelBits(TensorName name) throws FormatException {
         TensorRecord r = record(name);
-        if (r.dtype() != CactDType.CQ) throw fail(r, "the engine needs this tensor CQ-packed, it is " + r.dtype());
+        if (r.dtype() != CactDType.CQ) throw fail(ErrorKind.UNSUPPORTED_DTYPE, r, "the engine needs this tensor CQ-packed, it is " + r.dtype());
         return r.bits() == 2 || r.isTernary() ? 2 : 4;
     }
 
@@ -128,7 +129,7 @@ final class ModelWeights {
             try {
                 blob = MemorySegment.ofArray(CqNibbles.widen(file.cqBlob(r.index())));
             } catch (InvalidCodeException e) {
-                throw new FormatException(file.path(), r.index(), r.name(), r.offset() + e.byteOffset(), e.getMessage());
+                throw new FormatException(ErrorKind.BAD_CODE, file.path(), r.index(), r.name(), r.offset() + e.byteOffset(), e.getMessage());
             }
         } else if (r.isTernary()) {
             float[] trits = file.codebookFor(r.bits(), r.group());
@@ -138,17 +139,17 @@ final class ModelWeights {
             values = file.codebookFor(r.bits(), r.group());
         }
         if (r.group() % new CodeLayout(codeBits).codesPerChunk() != 0) {
-            throw fail(r, "CQ group " + r.group() + " is not a multiple of the kernel chunk for " + codeBits + "-bit codes");
+            throw fail(ErrorKind.UNSUPPORTED, r, "CQ group " + r.group() + " is not a multiple of the kernel chunk for " + codeBits + "-bit codes");
         }
         if (r.group() > Activation.MAX_EXACT_GROUP) {
-            throw fail(r, "CQ group " + r.group() + " is above the kernels' " + Activation.MAX_EXACT_GROUP
+            throw fail(ErrorKind.UNSUPPORTED, r, "CQ group " + r.group() + " is above the kernels' " + Activation.MAX_EXACT_GROUP
                     + " (int8 group sums must stay exact in float32)");
         }
         return PackedCqMatrix.over(name.name(), blob, Math.toIntExact(r.dim(0)), Math.toIntExact(r.dim(1)),
                 r.group(), codeBits, values);
     }
 
-    private FormatException fail(TensorRecord r, String problem) {
-        return new FormatException(file.path(), r.index(), r.name(), r.offset(), problem);
+    private FormatException fail(ErrorKind kind, TensorRecord r, String problem) {
+        return new FormatException(kind, file.path(), r.index(), r.name(), r.offset(), problem);
     }
 }

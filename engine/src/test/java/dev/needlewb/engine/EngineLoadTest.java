@@ -1,9 +1,10 @@
 package dev.needlewb.engine;
 
+import static dev.needlewb.core.Refusals.malformed;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.needlewb.core.FormatException;
+import dev.needlewb.converter.cact.CactFormat;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.golden.Golden;
@@ -175,8 +176,7 @@ class EngineLoadTest {
         bytes[16] = 4;
         Path kv4 = dir.resolve("kv4.cact");
         Files.write(kv4, bytes);
-        assertThatThrownBy(() -> Engine.open(kv4, EngineOptions.production()))
-                .isInstanceOf(FormatException.class).hasMessageContaining("kv_bits 4");
+        assertThat(malformed(ErrorKind.UNSUPPORTED, () -> Engine.open(kv4, EngineOptions.production())).offset()).isEqualTo(CactFormat.OFF_KV_BITS);
         try (CactFile f = CactFile.open(kv4); Engine e = Engine.load(f, EngineOptions.exact(8))) {
             assertThat(e.newSession().step(2)).hasSize(512);
         }

@@ -1,5 +1,6 @@
 package dev.needlewb.reference;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.NpyArray;
 import java.util.Arrays;
@@ -51,18 +52,18 @@ public final class FlaxParams {
     private void checked(String key, int[] shape) throws WorkbenchException {
         int[] actual = present(key);
         if (!Arrays.equals(actual, shape)) {
-            throw new WorkbenchException("parameter " + key + ": expected shape " + Arrays.toString(shape)
+            throw new WorkbenchException(ErrorKind.SHAPE_MISMATCH, "parameter " + key + ": expected shape " + Arrays.toString(shape)
                     + ", got " + Arrays.toString(actual));
         }
         String descr = leaves.descr(key);
         if (!descr.equals("<f4") && !descr.equals("<f2") && !descr.equals("<f8")) {
-            throw new WorkbenchException("parameter " + key + ": expected a float array, got dtype " + descr);
+            throw new WorkbenchException(ErrorKind.UNSUPPORTED_DTYPE, "parameter " + key + ": expected a float array, got dtype " + descr);
         }
     }
 
     private int[] present(String key) throws WorkbenchException {
         int[] shape = leaves.shape(key);
-        if (shape == null) throw new WorkbenchException("parameter " + key + " is missing");
+        if (shape == null) throw new WorkbenchException(ErrorKind.MISSING_KEY, "parameter " + key + " is missing");
         return shape;
     }
 }

@@ -1,5 +1,6 @@
 package dev.needlewb.reference;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 
 /** A probe head: attention-pooling probes [count, d], a projection [count*d, out], an optional bias. */
@@ -11,7 +12,7 @@ record ProbeHead(double[] probes, int count, Matrix proj, double[] bias) {
         int[] probeShape = p.shape(prefix + "/probes");
         int[] projShape = p.shape(prefix + "/proj/kernel");
         if (probeShape.length != 2 || probeShape[1] != d || projShape.length != 2 || projShape[0] != probeShape[0] * d) {
-            throw new WorkbenchException("parameter " + prefix + ": probes " + java.util.Arrays.toString(probeShape)
+            throw new WorkbenchException(ErrorKind.SHAPE_MISMATCH, "parameter " + prefix + ": probes " + java.util.Arrays.toString(probeShape)
                     + " and proj/kernel " + java.util.Arrays.toString(projShape) + " do not fit d_model " + d);
         }
         int count = probeShape[0];

@@ -1,5 +1,6 @@
 package dev.needlewb.reference;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.generation.Generation;
 import dev.needlewb.core.generation.ModelGeometry;
@@ -42,7 +43,7 @@ public final class ReferenceGenerations {
     private static final Loader NEEDLE3 = new Loader() {
         @Override
         public ReferenceForward fromWeights(ModelWeights weights) throws WorkbenchException {
-            throw new WorkbenchException("a Needle 3 .cact or state dict reaches the float64 reference once the workbench has the"
+            throw new WorkbenchException(ErrorKind.UNSUPPORTED, "a Needle 3 .cact or state dict reaches the float64 reference once the workbench has the"
                     + " Needle 3 name table; give the checkpoint (.pkl) instead");
         }
 

@@ -1,5 +1,6 @@
 package dev.needlewb.reference;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.core.io.NpyArray;
@@ -149,7 +150,7 @@ public final class ReferenceModel implements ReferenceForward {
      */
     public double[][] mtpLogits(int[] tokens, ForwardOptions options) throws WorkbenchException {
         MtpWeights mtp = w.mtp();
-        if (mtp == null) throw new WorkbenchException("the parameters have no MTP branch (mtp_combine, mtp_block, ...)");
+        if (mtp == null) throw new WorkbenchException(ErrorKind.MISSING_KEY, "the parameters have no MTP branch (mtp_combine, mtp_block, ...)");
         checkTokens(tokens);
         int t = tokens.length;
         int d = g.dModel();
@@ -234,7 +235,7 @@ public final class ReferenceModel implements ReferenceForward {
     }
 
     private static ProbeHead requireHead(ProbeHead head, String name) throws WorkbenchException {
-        if (head == null) throw new WorkbenchException("the parameters have no " + name);
+        if (head == null) throw new WorkbenchException(ErrorKind.MISSING_KEY, "the parameters have no " + name);
         return head;
     }
 

@@ -1,5 +1,6 @@
 package dev.needlewb.reference;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.convert.ParallelTensors;
 import dev.needlewb.core.v2.Geometry;
@@ -20,15 +21,15 @@ record ReferenceWeights(
     static ReferenceWeights read(FlaxParams p, Geometry g) throws WorkbenchException {
         int d = g.dModel();
         if (g.numHeads() % Math.max(1, g.numKvHeads()) != 0 || g.numKvHeads() == 0) {
-            throw new WorkbenchException("geometry: " + g.numHeads() + " query heads are not a multiple of "
+            throw new WorkbenchException(ErrorKind.BAD_GEOMETRY, "geometry: " + g.numHeads() + " query heads are not a multiple of "
                     + g.numKvHeads() + " kv heads");
         }
-        if (g.headDim() % 2 != 0) throw new WorkbenchException("geometry: head_dim " + g.headDim() + " is odd");
+        if (g.headDim() % 2 != 0) throw new WorkbenchException(ErrorKind.BAD_GEOMETRY, "geometry: head_dim " + g.headDim() + " is odd");
         for (int s : g.engramSites()) {
-            if (s < 0 || s >= g.numLayers()) throw new WorkbenchException("geometry: engram site " + s + " is not a layer");
+            if (s < 0 || s >= g.numLayers()) throw new WorkbenchException(ErrorKind.BAD_GEOMETRY, "geometry: engram site " + s + " is not a layer");
         }
         if (g.repeatedSite() >= 0) {
-            throw new WorkbenchException("geometry: engram site " + g.repeatedSite() + " repeats layer " + g.engramSites()[g.repeatedSite()]
+            throw new WorkbenchException(ErrorKind.UNSUPPORTED, "geometry: engram site " + g.repeatedSite() + " repeats layer " + g.engramSites()[g.repeatedSite()]
                     + ": the reference injects one site per layer (upstream adds both)");
         }
         int layers = g.numLayers();

@@ -1,12 +1,12 @@
 package dev.needlewb.reference;
 
+import static dev.needlewb.core.Refusals.refused;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.converter.convert.WeightSources;
-import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.generation.Generation;
 import dev.needlewb.golden.Golden;
 import org.junit.jupiter.api.Test;
@@ -32,7 +32,7 @@ class ReferenceGenerationsTest {
         ReferenceForward ref = ReferenceGenerations.of(Generation.NEEDLE3).fromFlaxParams(ckpt.params(), geometry);
         assertThat(ref).isInstanceOf(dev.needlewb.reference.v3.V3Reference.class);
         assertThat(ref.forward(new int[] {2, 5, 6}, ForwardOptions.DEFAULT)[2]).hasSize(geometry.outVocab());
-        assertThatThrownBy(() -> ReferenceGenerations.of(Generation.NEEDLE3).fromWeights(null)).isInstanceOf(WorkbenchException.class)
+        assertThat(refused(ErrorKind.UNSUPPORTED, () -> ReferenceGenerations.of(Generation.NEEDLE3).fromWeights(null)))
                 .hasMessageContaining("Needle 3 name table");
     }
 }

@@ -3,6 +3,7 @@ package dev.needlewb.torch;
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDManager;
 import ai.djl.pytorch.jni.JniUtils;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.core.v2.Geometry;
@@ -24,10 +25,10 @@ public final class DjlTorchBackend implements TorchBackend {
     @Override
     public TorchModel load(Geometry geometry, Map<String, NpyArray> flaxParams, int threads) throws WorkbenchException {
         if (geometry.repeatedSite() >= 0) {
-            throw new WorkbenchException("geometry: engram site " + geometry.repeatedSite() + " repeats a layer: the torch engine"
+            throw new WorkbenchException(ErrorKind.UNSUPPORTED, "geometry: engram site " + geometry.repeatedSite() + " repeats a layer: the torch engine"
                     + " injects one site per layer, as the reference does");
         }
-        if (threads < 1) throw new WorkbenchException("the torch engine needs at least one thread, got " + threads);
+        if (threads < 1) throw new WorkbenchException(ErrorKind.BAD_OPTION, "the torch engine needs at least one thread, got " + threads);
         NDManager manager = NDManager.newBaseManager(engine());
         JniUtils.setNumThreads(threads);
         try {

@@ -3,6 +3,7 @@ package dev.needlewb.torch;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.NpyArray;
 import java.util.Arrays;
@@ -38,13 +39,13 @@ final class FlaxTensors {
 
     private NpyArray checked(String key, long... shape) throws WorkbenchException {
         NpyArray a = params.get(key);
-        if (a == null) throw new WorkbenchException("parameter " + key + " is missing");
+        if (a == null) throw new WorkbenchException(ErrorKind.MISSING_KEY, "parameter " + key + " is missing");
         long[] got = Arrays.stream(a.shape()).asLongStream().toArray();
         if (!Arrays.equals(got, shape)) {
-            throw new WorkbenchException("parameter " + key + ": expected shape " + Arrays.toString(shape) + ", got " + Arrays.toString(got));
+            throw new WorkbenchException(ErrorKind.SHAPE_MISMATCH, "parameter " + key + ": expected shape " + Arrays.toString(shape) + ", got " + Arrays.toString(got));
         }
         if (!FLOAT_DTYPES.contains(a.descr())) {
-            throw new WorkbenchException("parameter " + key + ": expected a float array, got dtype " + a.descr());
+            throw new WorkbenchException(ErrorKind.UNSUPPORTED_DTYPE, "parameter " + key + ": expected a float array, got dtype " + a.descr());
         }
         return a;
     }

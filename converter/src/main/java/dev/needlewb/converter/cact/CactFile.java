@@ -1,5 +1,6 @@
 package dev.needlewb.converter.cact;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cq.CqBlob;
@@ -93,7 +94,7 @@ public final class CactFile implements AutoCloseable {
         if (found.isEmpty()) return;
         NonFiniteTensor first = found.getFirst();
         String more = found.size() == 1 ? "" : "; " + (found.size() - 1) + " more tensor" + (found.size() == 2 ? "" : "s") + " (needle-wb inspect lists them)";
-        throw new FormatException(cact.path, first.index(), first.name(), first.firstOffset(), first.describe() + more + "; "
+        throw new FormatException(ErrorKind.NON_FINITE, cact.path, first.index(), first.name(), first.firstOffset(), first.describe() + more + "; "
                 + NonFinitePolicy.OVERRIDE_HINT);
     }
 
@@ -208,7 +209,7 @@ public final class CactFile implements AutoCloseable {
         TensorRecord r = tensors.getLast();
         TokenizerVocab vocab = TokenizerVocab.parse(blob(r.index()), path, r.index(), r.offset());
         if (vocab.size() != geometry.vocab()) {
-            throw fail(r.index(), r.name(), r.offset(), "the tokenizer has " + vocab.size() + " pieces, the header's vocab is "
+            throw fail(ErrorKind.MODEL_MISMATCH, r.index(), r.name(), r.offset(), "the tokenizer has " + vocab.size() + " pieces, the header's vocab is "
                     + geometry.vocab() + " (upstream's _pack_cact refuses a mismatch)");
         }
         return vocab;
@@ -223,7 +224,7 @@ public final class CactFile implements AutoCloseable {
     public float[] dequantize(int index) throws FormatException {
         TensorRecord r = tensors.get(index);
         if (r.dtype() != CactDType.RAW && r.elementCount() > Integer.MAX_VALUE - 8) {
-            throw fail(index, r.name(), r.offset(), r.elementCount() + " values do not fit one Java array");
+            throw fail(ErrorKind.TOO_LARGE, index, r.name(), r.offset(), r.elementCount() + " values do not fit one Java array");
         }
         MemorySegment blob = blob(index);
         return switch (r.dtype()) {
@@ -237,15 +238,15 @@ public final class CactFile implements AutoCloseable {
                 try {
                     yield CqDequantizer.dequantize(cqBlob(index), codebookFor(r.bits(), r.group()));
                 } catch (InvalidCodeException e) {
-                    throw fail(index, r.name(), r.offset() + e.byteOffset(), e.getMessage());
+                    throw fail(ErrorKind.BAD_CODE, index, r.name(), r.offset() + e.byteOffset(), e.getMessage());
                 }
             }
             case RAW -> throw new IllegalArgumentException("tensor " + index + " (" + r.name() + ") is RAW: use tokenizerBlob()");
         };
     }
 
-    private FormatException fail(int index, String name, long offset, String problem) {
-        return new FormatException(path, index, name, offset, problem);
+    private FormatException fail(ErrorKind kind, int index, String name, long offset, String problem) {
+        return new FormatException(kind, path, index, name, offset, problem);
     }
 
     /** File length in bytes. */

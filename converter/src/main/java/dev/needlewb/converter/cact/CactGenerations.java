@@ -1,5 +1,6 @@
 package dev.needlewb.converter.cact;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.generation.Generation;
 import dev.needlewb.converter.v2.V2Cact;
@@ -39,9 +40,9 @@ public final class CactGenerations {
      *     workbench does not read yet (named, with the tags it knows)
      */
     public static CactGeneration ofTag(int tag, Path file) throws FormatException {
-        Generation g = Generation.ofTag(tag).orElseThrow(() -> new FormatException(file, CactFormat.OFF_TAG,
+        Generation g = Generation.ofTag(tag).orElseThrow(() -> new FormatException(ErrorKind.BAD_TAG, file, CactFormat.OFF_TAG,
                 "tag " + Generation.hex(tag) + " is not a .cact tag (known: " + Generation.knownTags() + ")"));
-        return find(g).orElseThrow(() -> new FormatException(file, CactFormat.OFF_TAG,
+        return find(g).orElseThrow(() -> new FormatException(ErrorKind.WRONG_GENERATION, file, CactFormat.OFF_TAG,
                 "tag " + Generation.hex(tag) + " marks a " + g + " file: " + g + " is not supported yet (this version reads "
                         + supported() + ")"));
     }

@@ -1,5 +1,6 @@
 package dev.needlewb.converter.cact;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.generation.ModelGeometry;
 import dev.needlewb.converter.cq.CqCodebooks;
@@ -46,7 +47,7 @@ public final class CactValidator {
         long length = seg.byteSize();
         // safety: the tag decides which header follows
         if (length < TAG_BYTES) {
-            throw new FormatException(file, length, "file is " + length + " bytes, shorter than the " + TAG_BYTES
+            throw new FormatException(ErrorKind.TRUNCATED, file, length, "file is " + length + " bytes, shorter than the " + TAG_BYTES
                     + "-byte .cact tag (truncated?)");
         }
         CactBytes b = new CactBytes(seg, file, 0);
@@ -58,20 +59,20 @@ public final class CactValidator {
         b = new CactBytes(seg, file, headerBytes);
         // safety: the fixed header must be there before any field is read
         if (length < headerBytes) {
-            throw new FormatException(file, length, "file is " + length + " bytes, shorter than the "
+            throw new FormatException(ErrorKind.TRUNCATED, file, length, "file is " + length + " bytes, shorter than the "
                     + headerBytes + "-byte header (truncated?)");
         }
         // _pack_cact concatenates _cq_codebook_np(b, group) for CB_BITS = (2, 3, 4): 4 + 8 + 16 floats
         long codebookLen = b.u32(CactFormat.OFF_CODEBOOK_LEN);
         if (codebookLen != CqCodebooks.HEADER_LENGTH) {
-            throw new FormatException(file, CactFormat.OFF_CODEBOOK_LEN, "codebook_len " + codebookLen
+            throw new FormatException(ErrorKind.BAD_HEADER_FIELD, file, CactFormat.OFF_CODEBOOK_LEN, "codebook_len " + codebookLen
                     + " must be " + CqCodebooks.HEADER_LENGTH + " (cb2[4] | cb3[8] | cb4[16])");
         }
         long numTensors = b.u32(CactFormat.OFF_NUM_TENSORS);
         // safety: the directory must lie inside the file before a record is read
         long directoryEnd = b.recordOffset(numTensors);
         if (directoryEnd > length) {
-            throw new FormatException(file, CactFormat.OFF_NUM_TENSORS, "num_tensors " + numTensors + " needs a directory up to byte "
+            throw new FormatException(ErrorKind.BAD_HEADER_FIELD, file, CactFormat.OFF_NUM_TENSORS, "num_tensors " + numTensors + " needs a directory up to byte "
                     + directoryEnd + " but the file has " + length + " bytes");
         }
         ModelGeometry geometry = codec.read(seg, file);
@@ -80,7 +81,7 @@ public final class CactValidator {
             long at = headerBytes + 4L * i;
             codebook[i] = b.f32(at);
             // Lloyd-Max centres are means of normal samples over sqrt(group): always finite
-            if (!Float.isFinite(codebook[i])) throw new FormatException(file, at, "codebook entry " + i + " is " + codebook[i]);
+            if (!Float.isFinite(codebook[i])) throw new FormatException(ErrorKind.NON_FINITE, file, at, "codebook entry " + i + " is " + codebook[i]);
         }
         CactLayout layout = generation.layout(geometry, numTensors, b);
         DirectoryCheck directory = new DirectoryCheck(b, layout, (int) numTensors);
@@ -114,14 +115,14 @@ public final class CactValidator {
             }
             // _pack_cact's buffer ends with the last blob
             if (end != b.length()) {
-                throw new FormatException(b.file(), end, "file has " + (b.length() - end)
+                throw new FormatException(ErrorKind.TRAILING_BYTES, b.file(), end, "file has " + (b.length() - end)
                         + " bytes after the last blob (canonical files end at the last blob)");
             }
             return records;
         }
 
-        private FormatException fail(long offset, String problem) {
-            return new FormatException(b.file(), index, name, offset, problem);
+        private FormatException fail(ErrorKind kind, long offset, String problem) {
+            return new FormatException(kind, b.file(), index, name, offset, problem);
         }
 
         private TensorRecord record(long previousEnd) throws FormatException {
@@ -129,18 +130,18 @@ public final class CactValidator {
             CactLayout.Slot slot = layout.slot(index);
             int code = b.u8(rec + CactFormat.REC_DTYPE);
             CactDType dtype = CactDType.ofCode(code);
-            if (dtype == null) throw fail(rec, "unknown dtype " + code + " (1 FP16, 2 FP32, 3 CQ, 4 RAW)");
+            if (dtype == null) throw fail(ErrorKind.UNSUPPORTED_DTYPE, rec, "unknown dtype " + code + " (1 FP16, 2 FP32, 3 CQ, 4 RAW)");
             int ndim = b.u8(rec + CactFormat.REC_NDIM);
             // safety (4 shape fields); upstream's deepest tensor is mhc_b_res (L, n, n)
-            if (ndim > 4) throw fail(rec + CactFormat.REC_NDIM, "ndim " + ndim + " exceeds the 4 shape fields");
+            if (ndim > 4) throw fail(ErrorKind.BAD_HEADER_FIELD, rec + CactFormat.REC_NDIM, "ndim " + ndim + " exceeds the 4 shape fields");
             // _pack_cact writes pad 0 and zero shape fields past ndim (list(shape) + [0, 0, 0, 0])[:4]
             int pad = b.u16(rec + CactFormat.REC_PAD);
-            if (pad != 0) throw fail(rec + CactFormat.REC_PAD, "record pad is " + pad + ", must be 0");
+            if (pad != 0) throw fail(ErrorKind.NONZERO_RESERVED, rec + CactFormat.REC_PAD, "record pad is " + pad + ", must be 0");
             long[] shape = new long[ndim];
             for (int i = 0; i < 4; i++) {
                 long dim = b.u32(rec + CactFormat.REC_SHAPE + 4L * i);
                 if (i < ndim) shape[i] = dim;
-                else if (dim != 0) throw fail(rec + CactFormat.REC_SHAPE + 4L * i, "unused shape field " + i + " is " + dim + ", must be 0");
+                else if (dim != 0) throw fail(ErrorKind.NONZERO_RESERVED, rec + CactFormat.REC_SHAPE + 4L * i, "unused shape field " + i + " is " + dim + ", must be 0");
             }
             long offset = b.i64(rec + CactFormat.REC_OFFSET);
             long nbytes = b.i64(rec + CactFormat.REC_NBYTES);
@@ -153,12 +154,12 @@ public final class CactValidator {
             // _tensors: _q (CQ) for every matrix, _fp16 for the rest, RAW tokenizer (FP32 and
             // dense matrices are accepted besides, never written upstream)
             if (!slot.dtypes().contains(dtype)) {
-                throw fail(rec, "dtype " + dtype + " is not allowed here (expected " + slot.dtypes() + ")");
+                throw fail(ErrorKind.UNSUPPORTED_DTYPE, rec, "dtype " + dtype + " is not allowed here (expected " + slot.dtypes() + ")");
             }
             checkShape(rec, slot, shape);
             // safety, and _q's blob is packed codes + norms, _fp16's arr.tobytes()
             if (implied >= 0 && nbytes != implied) {
-                throw fail(rec + CactFormat.REC_NBYTES, "nbytes " + Long.toUnsignedString(nbytes) + ", but " + dtype
+                throw fail(ErrorKind.SHAPE_MISMATCH, rec + CactFormat.REC_NBYTES, "nbytes " + Long.toUnsignedString(nbytes) + ", but " + dtype
                         + Arrays.toString(shape) + (dtype == CactDType.CQ ? " at " + bits + " bits, group " + group : "")
                         + " needs " + implied);
             }
@@ -170,26 +171,26 @@ public final class CactValidator {
             if (dtype == CactDType.CQ) {
                 // _q packs a 2-D [out, in] matrix; _cq_pack takes bits in CB_BITS or TERNARY_BITS
                 // (record 5); build_export uses one group for every tensor and the header codebook
-                if (ndim != 2) throw fail(rec + CactFormat.REC_NDIM, "a CQ tensor is a matrix, ndim is " + ndim);
+                if (ndim != 2) throw fail(ErrorKind.SHAPE_MISMATCH, rec + CactFormat.REC_NDIM, "a CQ tensor is a matrix, ndim is " + ndim);
                 if (!CqPacking.isSupportedRecordBits(bits)) {
-                    throw fail(rec + CactFormat.REC_BITS, "unsupported CQ bits " + bits + " (2, 3, 4, or 5 = ternary)");
+                    throw fail(ErrorKind.BAD_HEADER_FIELD, rec + CactFormat.REC_BITS, "unsupported CQ bits " + bits + " (2, 3, 4, or 5 = ternary)");
                 }
                 // The workbench's limit: export.main writes group 128 and build_export(group=G) any
                 // power of two; the bit-exact dequantizer reproduces numpy's order for 64 and 128.
                 if (group != CactFormat.GROUPS[0] && group != CactFormat.GROUPS[1]) {
-                    throw fail(rec + CactFormat.REC_GROUP, "unsupported CQ group " + group + " (64 or 128)");
+                    throw fail(ErrorKind.BAD_HEADER_FIELD, rec + CactFormat.REC_GROUP, "unsupported CQ group " + group + " (64 or 128)");
                 }
                 if (cqGroup == 0) {
                     cqGroup = (int) group;
                 } else if (group != cqGroup) {
-                    throw fail(rec + CactFormat.REC_GROUP, "CQ group " + group + " differs from the file's group " + cqGroup
+                    throw fail(ErrorKind.BAD_HEADER_FIELD, rec + CactFormat.REC_GROUP, "CQ group " + group + " differs from the file's group " + cqGroup
                             + " (the header holds one codebook)");
                 }
             } else {
                 // _Tensor defaults group = bits = 0; the tokenizer's shape is ()
-                if (group != 0) throw fail(rec + CactFormat.REC_GROUP, "group " + group + " on a " + dtype + " tensor, must be 0");
-                if (bits != 0) throw fail(rec + CactFormat.REC_BITS, "bits " + bits + " on a " + dtype + " tensor, must be 0");
-                if (dtype == CactDType.RAW && ndim != 0) throw fail(rec + CactFormat.REC_NDIM, "a RAW blob has ndim 0, not " + ndim);
+                if (group != 0) throw fail(ErrorKind.BAD_HEADER_FIELD, rec + CactFormat.REC_GROUP, "group " + group + " on a " + dtype + " tensor, must be 0");
+                if (bits != 0) throw fail(ErrorKind.BAD_HEADER_FIELD, rec + CactFormat.REC_BITS, "bits " + bits + " on a " + dtype + " tensor, must be 0");
+                if (dtype == CactDType.RAW && ndim != 0) throw fail(ErrorKind.SHAPE_MISMATCH, rec + CactFormat.REC_NDIM, "a RAW blob has ndim 0, not " + ndim);
             }
         }
 
@@ -197,7 +198,7 @@ public final class CactValidator {
             try {
                 return TensorBytes.of(dtype, shape, group, bits);
             } catch (ArithmeticException e) {
-                throw fail(rec + CactFormat.REC_SHAPE, "shape " + Arrays.toString(shape) + " overflows: its byte size exceeds 2^63");
+                throw fail(ErrorKind.TOO_LARGE, rec + CactFormat.REC_SHAPE, "shape " + Arrays.toString(shape) + " overflows: its byte size exceeds 2^63");
             }
         }
 
@@ -206,7 +207,7 @@ public final class CactValidator {
             long[] expected = slot.expected(shape, records);
             if (!Arrays.equals(shape, expected)) {
                 String want = Arrays.toString(expected).replace("-1", "n>=1").replace("-2", "n>=0");
-                throw fail(rec + CactFormat.REC_NDIM, "shape " + Arrays.toString(shape) + ", expected " + want);
+                throw fail(ErrorKind.SHAPE_MISMATCH, rec + CactFormat.REC_NDIM, "shape " + Arrays.toString(shape) + ", expected " + want);
             }
         }
 
@@ -215,24 +216,24 @@ public final class CactValidator {
             // zero bytes between; bounds and overlap are also the reader's safety
             long at = rec + CactFormat.REC_OFFSET;
             String where = "offset " + Long.toUnsignedString(offset);
-            if (offset % CactFormat.ALIGN != 0) throw fail(at, where + " is not 64-byte aligned");
+            if (offset % CactFormat.ALIGN != 0) throw fail(ErrorKind.MISALIGNED, at, where + " is not 64-byte aligned");
             if (Long.compareUnsigned(offset, b.length()) > 0) {
-                throw fail(at, where + " lies past the end of the file (" + b.length() + " bytes; truncated?)");
+                throw fail(ErrorKind.BAD_OFFSET, at, where + " lies past the end of the file (" + b.length() + " bytes; truncated?)");
             }
             if (Long.compareUnsigned(offset, previousEnd) < 0) {
-                throw fail(at, where + " overlaps the previous " + (index == 0 ? "directory" : "blob") + ", which ends at " + previousEnd);
+                throw fail(ErrorKind.OVERLAP, at, where + " overlaps the previous " + (index == 0 ? "directory" : "blob") + ", which ends at " + previousEnd);
             }
             long canonical = CactFormat.align(previousEnd);
             if (offset != canonical) {
-                throw fail(at, where + " leaves a gap: the canonical layout puts this blob at " + canonical
+                throw fail(ErrorKind.BAD_OFFSET, at, where + " leaves a gap: the canonical layout puts this blob at " + canonical
                         + " (next 64-byte boundary after byte " + previousEnd + ")");
             }
             if (Long.compareUnsigned(nbytes, b.length() - offset) > 0) {
-                throw fail(at, "blob [" + offset + ", +" + Long.toUnsignedString(nbytes) + ") runs past the end of the file ("
+                throw fail(ErrorKind.TRUNCATED, at, "blob [" + offset + ", +" + Long.toUnsignedString(nbytes) + ") runs past the end of the file ("
                         + b.length() + " bytes; truncated?)");
             }
             for (long p = previousEnd; p < offset; p++) {
-                if (b.u8(p) != 0) throw fail(p, "padding byte before the blob is not zero");
+                if (b.u8(p) != 0) throw fail(ErrorKind.NONZERO_RESERVED, p, "padding byte before the blob is not zero");
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.needlewb.converter.cact;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.FileOutput;
 import dev.needlewb.core.generation.ModelGeometry;
@@ -55,7 +56,7 @@ public final class CactWriter {
         ModelGeometry g = model.geometry();
         CactGeneration generation = CactGenerations.of(g.generation());
         String problem = generation.header().problem(g);
-        if (problem != null) throw new WorkbenchException("cannot write .cact: geometry: " + problem);
+        if (problem != null) throw new WorkbenchException(ErrorKind.BAD_GEOMETRY, "cannot write .cact: geometry: " + problem);
         List<CactTensor> ts = model.tensors();
         CactLayout layout = generation.layout(model);
         long[] offsets = new long[ts.size()];
@@ -65,23 +66,23 @@ public final class CactWriter {
             CactTensor t = ts.get(i);
             CactLayout.Slot slot = layout.slot(i);
             String where = "cannot write .cact: tensor " + i + " (" + t.name() + "): ";
-            if (!slot.name().equals(t.name())) throw new WorkbenchException(where + "expected " + slot.name() + " at this position");
-            if (!slot.dtypes().contains(t.dtype())) throw new WorkbenchException(where + "dtype " + t.dtype() + " not allowed");
+            if (!slot.name().equals(t.name())) throw new WorkbenchException(ErrorKind.UNKNOWN_KEY, where + "expected " + slot.name() + " at this position");
+            if (!slot.dtypes().contains(t.dtype())) throw new WorkbenchException(ErrorKind.UNSUPPORTED_DTYPE, where + "dtype " + t.dtype() + " not allowed");
             if (slot.shape() != null && !Arrays.equals(slot.shape(), t.shape())) {
-                throw new WorkbenchException(where + "shape " + Arrays.toString(t.shape()) + ", expected " + Arrays.toString(slot.shape()));
+                throw new WorkbenchException(ErrorKind.SHAPE_MISMATCH, where + "shape " + Arrays.toString(t.shape()) + ", expected " + Arrays.toString(slot.shape()));
             }
             if (t.dtype() == CactDType.CQ) {
-                if (group != 0 && t.group() != group) throw new WorkbenchException(where + "group " + t.group() + " differs from " + group);
+                if (group != 0 && t.group() != group) throw new WorkbenchException(ErrorKind.BAD_HEADER_FIELD, where + "group " + t.group() + " differs from " + group);
                 group = t.group();
             }
             long implied;
             try {
                 implied = TensorBytes.of(t.dtype(), t.shape(), t.group(), t.bits());
             } catch (ArithmeticException | IllegalArgumentException e) {
-                throw new WorkbenchException(where + "shape " + Arrays.toString(t.shape()) + " has no valid size");
+                throw new WorkbenchException(ErrorKind.SHAPE_MISMATCH, where + "shape " + Arrays.toString(t.shape()) + " has no valid size");
             }
             if (implied >= 0 && implied != t.data().byteSize()) {
-                throw new WorkbenchException(where + "blob has " + t.data().byteSize() + " bytes, needs " + implied);
+                throw new WorkbenchException(ErrorKind.SHAPE_MISMATCH, where + "blob has " + t.data().byteSize() + " bytes, needs " + implied);
             }
             offsets[i] = CactFormat.align(end);
             end = offsets[i] + t.data().byteSize();

@@ -1,5 +1,6 @@
 package dev.needlewb.converter.convert;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
@@ -117,34 +118,34 @@ public final class Converter {
 
         private static void checkOptions(ConvertRequest r, Format from, Format to) throws WorkbenchException {
             if (from == Format.CACT && to == Format.CACT && r.config() == null) {
-                throw new WorkbenchException(".cact -> .cact converts nothing; edit through a state dict and write back with --base"
+                throw new WorkbenchException(ErrorKind.BAD_OPTION, ".cact -> .cact converts nothing; edit through a state dict and write back with --base"
                         + " (a legacy 0x05E12A82 file is upgraded with --config C)");
             }
             if (from == Format.CACT && to == Format.CACT && (r.base() != null || r.bitsMap() != null || r.group() != null)) {
-                throw new WorkbenchException("upgrading a legacy .cact keeps every blob: --base, --bits-map and --group do not apply");
+                throw new WorkbenchException(ErrorKind.BAD_OPTION, "upgrading a legacy .cact keeps every blob: --base, --bits-map and --group do not apply");
             }
-            if (r.lora() != null && from != Format.FLAX) throw new WorkbenchException("--lora merges into a checkpoint input (.pkl), not a " + from.label());
-            if (r.base() != null && to != Format.CACT) throw new WorkbenchException("--base applies to a .cact output only");
-            if (r.base() != null && r.bitsMap() != null) throw new WorkbenchException("--bits-map does not apply with --base: the base fixes each tensor's width");
-            if (r.bitsMap() != null && to != Format.CACT) throw new WorkbenchException("--bits-map applies to a .cact output only");
+            if (r.lora() != null && from != Format.FLAX) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--lora merges into a checkpoint input (.pkl), not a " + from.label());
+            if (r.base() != null && to != Format.CACT) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--base applies to a .cact output only");
+            if (r.base() != null && r.bitsMap() != null) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--bits-map does not apply with --base: the base fixes each tensor's width");
+            if (r.bitsMap() != null && to != Format.CACT) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--bits-map applies to a .cact output only");
             if (r.group() != null && (to != Format.CACT || r.base() != null)) {
-                throw new WorkbenchException("--group applies to a fresh .cact output only (with --base the base fixes each tensor's group)");
+                throw new WorkbenchException(ErrorKind.BAD_OPTION, "--group applies to a fresh .cact output only (with --base the base fixes each tensor's group)");
             }
             if (r.group() != null && r.group() != CactFormat.GROUPS[0] && r.group() != CactFormat.GROUPS[1]) {
-                throw new WorkbenchException("--group must be " + CactFormat.GROUPS[0] + " or " + CactFormat.GROUPS[1] + ", not " + r.group());
+                throw new WorkbenchException(ErrorKind.BAD_OPTION, "--group must be " + CactFormat.GROUPS[0] + " or " + CactFormat.GROUPS[1] + ", not " + r.group());
             }
             if (r.dtype() != null && !r.dtype().equals("f32") && !r.dtype().equals("f16")) {
-                throw new WorkbenchException("--dtype must be f32 or f16, not " + r.dtype());
+                throw new WorkbenchException(ErrorKind.BAD_OPTION, "--dtype must be f32 or f16, not " + r.dtype());
             }
-            if (r.dtype() != null && to == Format.CACT) throw new WorkbenchException("--dtype applies to state-dict and checkpoint outputs, not a .cact");
+            if (r.dtype() != null && to == Format.CACT) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--dtype applies to state-dict and checkpoint outputs, not a .cact");
             if (to == Format.FLAX && from != Format.FLAX && r.config() == null) {
-                throw new WorkbenchException("writing a checkpoint from a " + from.label() + " needs --config CKPT.pkl (config, step, run)");
+                throw new WorkbenchException(ErrorKind.BAD_OPTION, "writing a checkpoint from a " + from.label() + " needs --config CKPT.pkl (config, step, run)");
             }
             if (from.isStateDict() && r.base() == null && r.config() == null) {
-                throw new WorkbenchException("reading a state dict needs --base FILE.cact or --config CKPT.pkl for the model geometry");
+                throw new WorkbenchException(ErrorKind.BAD_OPTION, "reading a state dict needs --base FILE.cact or --config CKPT.pkl for the model geometry");
             }
             if (to == Format.CACT && r.base() == null && from != Format.CACT && r.tokenizer() == null) {
-                throw new WorkbenchException("a .cact needs a tokenizer: pass --tokenizer tok.model or FILE.cact (or --base FILE.cact)");
+                throw new WorkbenchException(ErrorKind.BAD_OPTION, "a .cact needs a tokenizer: pass --tokenizer tok.model or FILE.cact (or --base FILE.cact)");
             }
         }
 
@@ -152,10 +153,10 @@ public final class Converter {
             for (Path in : r.inputs()) {
                 try {
                     if (Files.exists(r.output()) && Files.exists(in) && Files.isSameFile(r.output(), in)) {
-                        throw new WorkbenchException(r.output() + ": refusing to overwrite the input file " + in);
+                        throw new WorkbenchException(ErrorKind.OUTPUT_CONFLICT, r.output() + ": refusing to overwrite the input file " + in);
                     }
                 } catch (IOException e) {
-                    throw new WorkbenchException(r.output() + ": cannot compare with input " + in + ": " + e.getMessage(), e);
+                    throw new WorkbenchException(ErrorKind.IO, r.output() + ": cannot compare with input " + in + ": " + e.getMessage(), e);
                 }
             }
         }
@@ -205,7 +206,7 @@ public final class Converter {
         private void loadLegacyUpgrade(NonFinitePolicy nonFinite) throws WorkbenchException {
             base = openCact(request.input(), nonFinite, ConfigGeometry.read(request.config()));
             if (!base.hasLegacyHeader()) {
-                throw new WorkbenchException(request.input() + ": the header is already the current one (tag "
+                throw new WorkbenchException(ErrorKind.BAD_OPTION, request.input() + ": the header is already the current one (tag "
                         + Generation.hex(base.generation().generation().tag()) + "); .cact -> .cact upgrades legacy headers only");
             }
             weights = WeightSources.fromCact(base, false);
@@ -215,7 +216,7 @@ public final class Converter {
             if (file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".cact")) {
                 // only its tokenizer is read: its weights may hold anything
                 MemorySegment blob = openCact(file, NonFinitePolicy.ALLOW).tokenizerBlob();
-                if (blob == null) throw new WorkbenchException(file + ": --tokenizer: this .cact has no tokenizer (exported without one)");
+                if (blob == null) throw new WorkbenchException(ErrorKind.MISSING_KEY, file + ": --tokenizer: this .cact has no tokenizer (exported without one)");
                 return blob.toArray(ValueLayout.JAVA_BYTE);
             }
             return SentencePieceModel.read(file).toVocab().toBytes();

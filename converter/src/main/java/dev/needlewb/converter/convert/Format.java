@@ -1,5 +1,6 @@
 package dev.needlewb.converter.convert;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -30,7 +31,7 @@ public enum Format {
         if (name.endsWith(".cact")) return CACT;
         if (name.endsWith(".pt") || name.endsWith(".pth")) return TORCH;
         if (name.endsWith(".safetensors")) return SAFETENSORS;
-        throw new WorkbenchException(file + ": unknown format (use .pkl/.ckpt, .cact, .pt/.pth or .safetensors)");
+        throw new WorkbenchException(ErrorKind.UNKNOWN_FORMAT, file + ": unknown format (use .pkl/.ckpt, .cact, .pt/.pth or .safetensors)");
     }
 
     public boolean isStateDict() {

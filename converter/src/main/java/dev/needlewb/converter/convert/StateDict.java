@@ -1,5 +1,6 @@
 package dev.needlewb.converter.convert;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.safetensors.Safetensors;
@@ -28,9 +29,9 @@ public record StateDict(Path file, SequencedMap<String, NpyArray> tensors, Map<S
     }
 
     /** An error about tensor {@code key} at its element {@code element} (its data start for 0), with the file offset where known. */
-    public FormatException error(String key, long element, String problem) {
+    public FormatException error(ErrorKind kind, String key, long element, String problem) {
         int index = List.copyOf(tensors.keySet()).indexOf(key);
         Safetensors.Stored where = stored.get(key);
-        return new FormatException(file, index, key, where == null ? FormatException.NO_OFFSET : where.byteOf(element), problem);
+        return new FormatException(kind, file, index, key, where == null ? FormatException.NO_OFFSET : where.byteOf(element), problem);
     }
 }

@@ -1,5 +1,6 @@
 package dev.needlewb.converter.convert;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.FileOutput;
 import dev.needlewb.core.io.NpyArray;
@@ -40,7 +41,7 @@ public final class StateDictFiles {
         if (policy == NonFinitePolicy.REFUSE) {
             for (var e : dict.tensors().entrySet()) {
                 NonFiniteCount bad = NonFiniteCount.of(e.getValue());
-                if (bad.any()) throw dict.error(e.getKey(), bad.firstElement(), bad.describe() + "; " + NonFinitePolicy.OVERRIDE_HINT);
+                if (bad.any()) throw dict.error(ErrorKind.NON_FINITE, e.getKey(), bad.firstElement(), bad.describe() + "; " + NonFinitePolicy.OVERRIDE_HINT);
             }
         }
         return dict;

@@ -1,5 +1,6 @@
 package dev.needlewb.converter.convert;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
@@ -42,7 +43,7 @@ public final class WeightSources {
         for (NameRow row : names.rows()) {
             if (row.flaxPath() == null) continue;
             NpyArray leaf = ckpt.params().get(row.flaxPath());
-            if (leaf == null) throw new WorkbenchException("checkpoint has no " + row.flaxPath() + " (needed for " + row.name() + ")");
+            if (leaf == null) throw new WorkbenchException(ErrorKind.MISSING_KEY, "checkpoint has no " + row.flaxPath() + " (needed for " + row.name() + ")");
             out.put(row.name(), row.transform().forward(leaf, row.layer(), row.shape()));
         }
         return new ModelWeights(names, out, null);
@@ -75,11 +76,11 @@ public final class WeightSources {
     public static ModelWeights fromStateDict(StateDict dict, NameMap names) throws WorkbenchException {
         for (var e : dict.tensors().entrySet()) {
             NameRow row = names.byTorchKey(e.getKey());
-            if (row == null) throw dict.error(e.getKey(), 0, "not a tensor of this model (see needle-wb names)");
+            if (row == null) throw dict.error(ErrorKind.UNKNOWN_KEY, e.getKey(), 0, "not a tensor of this model (see needle-wb names)");
             NpyArray a = e.getValue();
-            if (!a.descr().equals("<f4") && !a.descr().equals("<f2")) throw dict.error(e.getKey(), 0, "dtype " + a.descr() + ", expected float32 or float16");
+            if (!a.descr().equals("<f4") && !a.descr().equals("<f2")) throw dict.error(ErrorKind.UNSUPPORTED_DTYPE, e.getKey(), 0, "dtype " + a.descr() + ", expected float32 or float16");
             if (!Arrays.equals(a.shape(), row.shape())) {
-                throw dict.error(e.getKey(), 0, "shape " + Arrays.toString(a.shape()) + ", the model needs " + Arrays.toString(row.shape()));
+                throw dict.error(ErrorKind.SHAPE_MISMATCH, e.getKey(), 0, "shape " + Arrays.toString(a.shape()) + ", the model needs " + Arrays.toString(row.shape()));
             }
         }
         SequencedMap<String, NpyArray> out = new LinkedHashMap<>();
@@ -88,7 +89,7 @@ public final class WeightSources {
             NpyArray a = dict.tensors().get(row.torchKey());
             if (a == null) {
                 if (row.transform() == Transform.ZERO_FILL) continue;
-                throw new FormatException(dict.file(), FormatException.NO_OFFSET, "tensor " + row.torchKey() + " is missing ("
+                throw new FormatException(ErrorKind.MISSING_KEY, dict.file(), FormatException.NO_OFFSET, "tensor " + row.torchKey() + " is missing ("
                         + row.name() + ", shape " + Arrays.toString(row.shape()) + ")");
             }
             out.put(row.name(), a);

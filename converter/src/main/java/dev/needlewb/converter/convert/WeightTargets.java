@@ -1,5 +1,6 @@
 package dev.needlewb.converter.convert;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxParamShapes;
@@ -45,7 +46,7 @@ public final class WeightTargets {
             }
             List<NpyArray> layers = stacks.computeIfAbsent(row.flaxPath(), k -> new ArrayList<>());
             if (!layers.isEmpty() && !layers.getFirst().descr().equals(flax.descr())) {
-                throw new WorkbenchException(row.torchKey() + " is " + flax.descr() + " but earlier layers of " + row.flaxPath()
+                throw new WorkbenchException(ErrorKind.UNSUPPORTED_DTYPE, row.torchKey() + " is " + flax.descr() + " but earlier layers of " + row.flaxPath()
                         + " are " + layers.getFirst().descr());
             }
             layers.add(flax);
@@ -55,7 +56,7 @@ public final class WeightTargets {
             List<NpyArray> layers = e.getValue();
             long bytes = 0;
             for (NpyArray layer : layers) bytes += layer.data().length;
-            if (bytes > Integer.MAX_VALUE - 8) throw new WorkbenchException(e.getKey() + ": " + bytes + " bytes stacked do not fit one array");
+            if (bytes > Integer.MAX_VALUE - 8) throw new WorkbenchException(ErrorKind.TOO_LARGE, e.getKey() + ": " + bytes + " bytes stacked do not fit one array");
             byte[] stacked = new byte[(int) bytes];
             int at = 0;
             for (NpyArray layer : layers) {
@@ -78,7 +79,7 @@ public final class WeightTargets {
             if (a == null) continue;
             if (row.transform() == Transform.ZERO_FILL) {
                 for (double v : a.asDoubles()) {
-                    if (v != 0) throw new WorkbenchException(row.torchKey() + " is not zero, but the Flax model has no such bias");
+                    if (v != 0) throw new WorkbenchException(ErrorKind.UNSUPPORTED, row.torchKey() + " is not zero, but the Flax model has no such bias");
                 }
                 continue;
             }

@@ -1,5 +1,6 @@
 package dev.needlewb.converter.cq;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cq.codebook.Codebooks;
 import dev.needlewb.core.simd.VectorWidth;
@@ -108,13 +109,13 @@ public final class CqQuantizer {
     public CqCodes quantize(String tensor, float[] weights, int rows, int cols) throws WorkbenchException {
         Objects.requireNonNull(tensor, "tensor");
         if (rows < 0 || cols < 0 || (long) rows * cols != weights.length) {
-            throw new WorkbenchException("tensor " + tensor + ": " + weights.length
+            throw new WorkbenchException(ErrorKind.SHAPE_MISMATCH, "tensor " + tensor + ": " + weights.length
                     + " weights do not fill a [" + rows + ", " + cols + "] matrix");
         }
         int groups = (cols + group - 1) / group;
         long codeCount = (long) rows * groups * group;
         if (codeCount > Integer.MAX_VALUE - 8) {
-            throw new WorkbenchException("tensor " + tensor + ": [" + rows + ", " + cols
+            throw new WorkbenchException(ErrorKind.SHAPE_MISMATCH, "tensor " + tensor + ": [" + rows + ", " + cols
                     + "] is too large to quantize in one array (" + codeCount + " codes)");
         }
         byte[] codes = new byte[(int) codeCount];
@@ -136,11 +137,11 @@ public final class CqQuantizer {
     public record Failure(int row, int col, double value, boolean normOverflow) {
         public WorkbenchException toException(String tensor, int group) {
             if (normOverflow) {
-                return new WorkbenchException("tensor " + tensor + ": group " + col / group + " of row " + row
+                return new WorkbenchException(ErrorKind.NON_FINITE, "tensor " + tensor + ": group " + col / group + " of row " + row
                         + " (columns " + col + ".." + (col + group - 1) + ") has L2 norm " + String.format("%.6g", value)
                         + ", beyond float16 (max 65504) in which CQ stores norms");
             }
-            return new WorkbenchException("tensor " + tensor + ": weight at (row " + row + ", col " + col
+            return new WorkbenchException(ErrorKind.NON_FINITE, "tensor " + tensor + ": weight at (row " + row + ", col " + col
                     + ") is " + (float) value + "; CQ quantization needs finite weights");
         }
 

@@ -1,5 +1,6 @@
 package dev.needlewb.converter.export;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFormat;
@@ -55,14 +56,14 @@ public final class CactExporter {
      */
     public static Result export(ModelWeights w, BitsMap bits, int group, IntConsumer progress) throws WorkbenchException {
         if (group != CactFormat.GROUPS[0] && group != CactFormat.GROUPS[1]) {
-            throw new WorkbenchException("CQ group " + group + ": the workbench writes groups " + Arrays.toString(CactFormat.GROUPS));
+            throw new WorkbenchException(ErrorKind.BAD_OPTION, "CQ group " + group + ": the workbench writes groups " + Arrays.toString(CactFormat.GROUPS));
         }
         NameMap names = w.names();
         ModelGeometry g = names.geometry();
         byte[] tokenizer = w.tokenizer();
         // export.main always passes get_tokenizer(config.vocab_size); only the build_export API
         // writes a file without one, which the reader accepts (a base without one keeps none)
-        if (tokenizer == null) throw new WorkbenchException("a .cact needs a tokenizer: pass --tokenizer tok.model or FILE.cact");
+        if (tokenizer == null) throw new WorkbenchException(ErrorKind.BAD_OPTION, "a .cact needs a tokenizer: pass --tokenizer tok.model or FILE.cact");
         CactGenerations.of(g.generation()).checkTokenizer(tokenizer, g);
         List<NameRow> rows = names.cactRows();
         List<Encoded> done = ParallelTensors.map(rows, i -> encode(w, rows.get(i), bits, group, tokenizer), progress);
@@ -150,10 +151,10 @@ public final class CactExporter {
         ByteBuffer blob = ByteBuffer.allocate(values.length * 2).order(ByteOrder.LITTLE_ENDIAN);
         float[] decoded = new float[values.length];
         for (int i = 0; i < values.length; i++) {
-            if (!Float.isFinite(values[i])) throw new WorkbenchException("tensor " + name + ": element " + i + " is " + values[i]);
+            if (!Float.isFinite(values[i])) throw new WorkbenchException(ErrorKind.NON_FINITE, "tensor " + name + ": element " + i + " is " + values[i]);
             short h = Float.floatToFloat16(values[i]);
             if (Float.isInfinite(Float.float16ToFloat(h))) {
-                throw new WorkbenchException("tensor " + name + ": element " + i + " (" + values[i] + ") overflows float16");
+                throw new WorkbenchException(ErrorKind.NON_FINITE, "tensor " + name + ": element " + i + " (" + values[i] + ") overflows float16");
             }
             blob.putShort(h);
             decoded[i] = Float.float16ToFloat(h);

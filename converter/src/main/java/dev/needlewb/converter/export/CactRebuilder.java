@@ -1,5 +1,6 @@
 package dev.needlewb.converter.export;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
@@ -39,11 +40,11 @@ public final class CactRebuilder {
     public static CactExporter.Result rebuild(ModelWeights w, CactFile base, IntConsumer progress) throws WorkbenchException {
         ModelGeometry g = base.geometry();
         if (!w.names().geometry().equals(g)) {
-            throw new WorkbenchException("the weights' geometry differs from the base " + base.path());
+            throw new WorkbenchException(ErrorKind.MODEL_MISMATCH, "the weights' geometry differs from the base " + base.path());
         }
         List<NameRow> rows = w.names().cactRows();
         if (rows.size() != base.numTensors()) {
-            throw new WorkbenchException("the weights have " + rows.size() + " .cact tensors, the base " + base.path() + " has " + base.numTensors());
+            throw new WorkbenchException(ErrorKind.MODEL_MISMATCH, "the weights have " + rows.size() + " .cact tensors, the base " + base.path() + " has " + base.numTensors());
         }
         List<CactExporter.Encoded> done = ParallelTensors.map(rows, i -> rebuild(w, rows.get(i), base, i), progress);
         List<CactTensor> tensors = new ArrayList<>();
@@ -81,7 +82,7 @@ public final class CactRebuilder {
             case FP16 -> CactExporter.encodeHalf(r.name(), values);
             case FP32 -> {
                 for (int k = 0; k < values.length; k++) {
-                    if (!Float.isFinite(values[k])) throw new WorkbenchException("tensor " + r.name() + ": element " + k + " is " + values[k]);
+                    if (!Float.isFinite(values[k])) throw new WorkbenchException(ErrorKind.NON_FINITE, "tensor " + r.name() + ": element " + k + " is " + values[k]);
                 }
                 ByteBuffer b = ByteBuffer.allocate(values.length * 4).order(ByteOrder.LITTLE_ENDIAN);
                 b.asFloatBuffer().put(values);

@@ -1,5 +1,6 @@
 package dev.needlewb.converter.flax;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import java.util.List;
 import java.util.Map;
@@ -65,6 +66,11 @@ public final class ConfigFields {
 
     /** The error for a config value the model cannot use: {@code checkpoint config: <problem>}. */
     public static WorkbenchException bad(String problem) {
-        return new WorkbenchException("checkpoint config: " + problem);
+        return bad(ErrorKind.BAD_CONFIG, problem);
+    }
+
+    /** {@link #bad(String)} of another kind than a bad value (a config of the other generation). */
+    public static WorkbenchException bad(ErrorKind kind, String problem) {
+        return new WorkbenchException(kind, "checkpoint config: " + problem);
     }
 }

@@ -1,5 +1,6 @@
 package dev.needlewb.converter.flax;
 
+import dev.needlewb.core.ErrorKind;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -44,7 +45,7 @@ public final class ConfigGeometry {
         } catch (FormatException e) {
             throw e;
         } catch (WorkbenchException e) {
-            throw new FormatException(file, FormatException.NO_OFFSET, e.getMessage());
+            throw new FormatException(e.kind(), file, FormatException.NO_OFFSET, e.getMessage());
         }
     }
 
@@ -53,10 +54,10 @@ public final class ConfigGeometry {
         try {
             root = JSON.readTree(TextFiles.readUtf8(file, "config", MAX_JSON_BYTES));
         } catch (JacksonException e) {
-            throw new FormatException(file, FormatException.NO_OFFSET, "not valid JSON: " + e.getOriginalMessage());
+            throw new FormatException(ErrorKind.BAD_JSON, file, FormatException.NO_OFFSET, "not valid JSON: " + e.getOriginalMessage());
         }
         if (root != null && root.path("config").isObject()) root = root.get("config");
-        if (root == null || !root.isObject()) throw new FormatException(file, FormatException.NO_OFFSET, "a config must be a JSON object of config fields");
+        if (root == null || !root.isObject()) throw new FormatException(ErrorKind.BAD_CONFIG, file, FormatException.NO_OFFSET, "a config must be a JSON object of config fields");
         @SuppressWarnings("unchecked")
         Map<String, Object> fields = (Map<String, Object>) value(root);
         return fields;

@@ -1,5 +1,6 @@
 package dev.needlewb.converter.flax;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.generation.Generation;
@@ -42,7 +43,7 @@ public final class FlaxCheckpointReader {
     public static void refuseNonFinite(Path file, Map<String, NpyArray> params) throws FormatException {
         for (var e : params.entrySet()) {
             NonFiniteCount bad = NonFiniteCount.of(e.getValue());
-            if (bad.any()) throw param(file, e.getKey(), "holds non-finite values: " + bad.describe(e.getValue().shape()) + "; " + NonFinitePolicy.OVERRIDE_HINT);
+            if (bad.any()) throw param(ErrorKind.NON_FINITE, file, e.getKey(), "holds non-finite values: " + bad.describe(e.getValue().shape()) + "; " + NonFinitePolicy.OVERRIDE_HINT);
         }
     }
 
@@ -57,7 +58,7 @@ public final class FlaxCheckpointReader {
     public static FlaxCheckpoint checked(Path file, FlaxCheckpoint structure, boolean allowExtraParams) throws WorkbenchException {
         Generation generation = Generation.ofCheckpointConfig(structure.config().keySet());
         if (generation != Generation.NEEDLE2) {
-            throw error(file, "the config has qk_head_dim, which marks a " + generation + " checkpoint: " + generation
+            throw error(ErrorKind.WRONG_GENERATION, file, "the config has qk_head_dim, which marks a " + generation + " checkpoint: " + generation
                     + " is not supported yet (this reader reads Needle 2's)");
         }
         check(file, structure.params(), FlaxConfig.of(structure.config()), allowExtraParams);
@@ -76,15 +77,15 @@ public final class FlaxCheckpointReader {
     }
 
     private static FlaxCheckpoint structure(Path file, Object tree) throws WorkbenchException {
-        if (!(tree instanceof Map<?, ?> root)) throw error(file, "the pickle holds a " + kind(tree) + ", not a checkpoint dict");
+        if (!(tree instanceof Map<?, ?> root)) throw error(ErrorKind.BAD_PICKLE, file, "the pickle holds a " + kind(tree) + ", not a checkpoint dict");
         Object version = root.get("format_version");
         if (!(version instanceof Long v) || v != FlaxCheckpoint.FORMAT_VERSION) {
-            throw error(file, "not a format-v" + FlaxCheckpoint.FORMAT_VERSION + " checkpoint (format_version="
+            throw error(ErrorKind.UNSUPPORTED, file, "not a format-v" + FlaxCheckpoint.FORMAT_VERSION + " checkpoint (format_version="
                     + (version == null ? "missing" : version) + "); upstream's load_checkpoint refuses it too");
         }
         Map<String, Object> config = stringMap(file, "config", root.get("config"));
         Object step = root.get("step");
-        if (step != null && !(step instanceof Long)) throw error(file, "step is " + step + ", not an int");
+        if (step != null && !(step instanceof Long)) throw error(ErrorKind.BAD_PICKLE, file, "step is " + step + ", not an int");
         Object run = root.get("run");
         Map<String, Object> runMap = run == null ? Map.of() : stringMap(file, "run", run);
 
@@ -98,44 +99,44 @@ public final class FlaxCheckpointReader {
         SequencedMap<String, int[]> expected = FlaxParamShapes.expected(config, FlaxParamShapes.Parts.presentIn(flat.keySet()));
         for (var e : expected.entrySet()) {
             NpyArray a = flat.get(e.getKey());
-            if (a == null) throw param(file, e.getKey(), "missing (the config needs it with shape " + Arrays.toString(e.getValue()) + ")");
+            if (a == null) throw param(ErrorKind.MISSING_KEY, file, e.getKey(), "missing (the config needs it with shape " + Arrays.toString(e.getValue()) + ")");
             if (!Arrays.equals(a.shape(), e.getValue())) {
-                throw param(file, e.getKey(), "has shape " + Arrays.toString(a.shape()) + ", the config needs " + Arrays.toString(e.getValue()));
+                throw param(ErrorKind.SHAPE_MISMATCH, file, e.getKey(), "has shape " + Arrays.toString(a.shape()) + ", the config needs " + Arrays.toString(e.getValue()));
             }
         }
         if (!allowExtraParams) {
             for (String path : flat.keySet()) {
-                if (!expected.containsKey(path)) throw param(file, path, "is not a parameter the model reads (extra params need an explicit option)");
+                if (!expected.containsKey(path)) throw param(ErrorKind.UNKNOWN_KEY, file, path, "is not a parameter the model reads (extra params need an explicit option)");
             }
         }
     }
 
     private static void flatten(Path file, String prefix, Map<?, ?> node, Map<String, NpyArray> out, int[] visits) throws FormatException {
         for (var e : node.entrySet()) {
-            if (!(e.getKey() instanceof String key)) throw error(file, "params" + (prefix.isEmpty() ? "" : " at " + prefix) + " has a non-string key " + e.getKey());
-            if (key.isEmpty() || key.contains("/")) throw error(file, "params" + (prefix.isEmpty() ? "" : " at " + prefix) + " has the key '" + key + "'");
+            if (!(e.getKey() instanceof String key)) throw error(ErrorKind.BAD_PICKLE, file, "params" + (prefix.isEmpty() ? "" : " at " + prefix) + " has a non-string key " + e.getKey());
+            if (key.isEmpty() || key.contains("/")) throw error(ErrorKind.BAD_PICKLE, file, "params" + (prefix.isEmpty() ? "" : " at " + prefix) + " has the key '" + key + "'");
             String path = prefix.isEmpty() ? key : prefix + "/" + key;
             // Shared sub-dicts (memo) could make the tree exponentially larger than the file.
-            if (++visits[0] > 1_000_000) throw error(file, "params tree has more than a million nodes");
+            if (++visits[0] > 1_000_000) throw error(ErrorKind.TOO_LARGE, file, "params tree has more than a million nodes");
             switch (e.getValue()) {
                 case NpyArray a when a.descr().equals("<f4") || a.descr().equals("<f2") -> out.put(path, a);
-                case NpyArray a -> throw param(file, path, "has dtype " + a.descr() + "; checkpoints hold float32 or float16");
+                case NpyArray a -> throw param(ErrorKind.UNSUPPORTED_DTYPE, file, path, "has dtype " + a.descr() + "; checkpoints hold float32 or float16");
                 case Map<?, ?> child -> flatten(file, path, child, out, visits);
-                case null, default -> throw param(file, path, "is a " + kind(e.getValue()) + ", not an array");
+                case null, default -> throw param(ErrorKind.BAD_PICKLE, file, path, "is a " + kind(e.getValue()) + ", not an array");
             }
         }
     }
 
     private static Map<?, ?> requireDict(Path file, String key, Object v) throws FormatException {
-        if (v == null) throw error(file, "checkpoint has no '" + key + "'");
-        if (!(v instanceof Map<?, ?> m)) throw error(file, "'" + key + "' is a " + kind(v) + ", not a dict");
+        if (v == null) throw error(ErrorKind.MISSING_KEY, file, "checkpoint has no '" + key + "'");
+        if (!(v instanceof Map<?, ?> m)) throw error(ErrorKind.BAD_PICKLE, file, "'" + key + "' is a " + kind(v) + ", not a dict");
         return m;
     }
 
     private static Map<String, Object> stringMap(Path file, String key, Object v) throws FormatException {
         Map<String, Object> out = new LinkedHashMap<>();
         for (var e : requireDict(file, key, v).entrySet()) {
-            if (!(e.getKey() instanceof String k)) throw error(file, "'" + key + "' has a non-string key " + e.getKey());
+            if (!(e.getKey() instanceof String k)) throw error(ErrorKind.BAD_PICKLE, file, "'" + key + "' has a non-string key " + e.getKey());
             out.put(k, e.getValue());
         }
         return out;
@@ -151,11 +152,11 @@ public final class FlaxCheckpointReader {
         };
     }
 
-    private static FormatException error(Path file, String problem) {
-        return new FormatException(file, FormatException.NO_OFFSET, problem);
+    private static FormatException error(ErrorKind kind, Path file, String problem) {
+        return new FormatException(kind, file, FormatException.NO_OFFSET, problem);
     }
 
-    private static FormatException param(Path file, String path, String problem) {
-        return new FormatException(file, FormatException.NO_TENSOR, path, FormatException.NO_OFFSET, "param " + path + " " + problem);
+    private static FormatException param(ErrorKind kind, Path file, String path, String problem) {
+        return new FormatException(kind, file, FormatException.NO_TENSOR, path, FormatException.NO_OFFSET, "param " + path + " " + problem);
     }
 }

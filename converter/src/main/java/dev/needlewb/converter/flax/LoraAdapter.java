@@ -1,5 +1,6 @@
 package dev.needlewb.converter.flax;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.NpyArray;
@@ -36,26 +37,26 @@ public record LoraAdapter(SequencedMap<String, Pair> lora, double scale, String 
 
     /** Reads an adapter pickle; {@code nonFinite} says whether NaN or infinity in a factor or the scale is refused. */
     public static LoraAdapter read(Path file, NonFinitePolicy nonFinite) throws WorkbenchException {
-        if (!(SafePickle.load(file) instanceof Map<?, ?> root)) throw error(file, "the pickle is not an adapter dict");
-        if (!(root.get("lora") instanceof Map<?, ?> entries)) throw error(file, "adapter has no 'lora' dict");
-        if (!(root.get("scale") instanceof Number scale)) throw error(file, "adapter 'scale' is missing or not a number");
+        if (!(SafePickle.load(file) instanceof Map<?, ?> root)) throw error(ErrorKind.BAD_PICKLE, file, "the pickle is not an adapter dict");
+        if (!(root.get("lora") instanceof Map<?, ?> entries)) throw error(ErrorKind.MISSING_KEY, file, "adapter has no 'lora' dict");
+        if (!(root.get("scale") instanceof Number scale)) throw error(ErrorKind.MISSING_KEY, file, "adapter 'scale' is missing or not a number");
         if (nonFinite == NonFinitePolicy.REFUSE && !Double.isFinite(scale.doubleValue())) {
-            throw error(file, "adapter 'scale' is " + scale + "; " + NonFinitePolicy.OVERRIDE_HINT);
+            throw error(ErrorKind.NON_FINITE, file, "adapter 'scale' is " + scale + "; " + NonFinitePolicy.OVERRIDE_HINT);
         }
-        if (!(root.get("rank") instanceof Long rank) || rank < 1 || rank > Integer.MAX_VALUE) throw error(file, "adapter 'rank' is missing or not a positive int");
+        if (!(root.get("rank") instanceof Long rank) || rank < 1 || rank > Integer.MAX_VALUE) throw error(ErrorKind.BAD_PICKLE, file, "adapter 'rank' is missing or not a positive int");
         Object base = root.get("base");
-        if (base != null && !(base instanceof String)) throw error(file, "adapter 'base' is not a string");
+        if (base != null && !(base instanceof String)) throw error(ErrorKind.BAD_PICKLE, file, "adapter 'base' is not a string");
         SequencedMap<String, Pair> pairs = new LinkedHashMap<>();
         for (var e : entries.entrySet()) {
-            if (!(e.getKey() instanceof String path)) throw error(file, "adapter has a non-string path " + e.getKey());
+            if (!(e.getKey() instanceof String path)) throw error(ErrorKind.BAD_PICKLE, file, "adapter has a non-string path " + e.getKey());
             if (!(e.getValue() instanceof Map<?, ?> ab) || !(ab.get("A") instanceof NpyArray a) || !(ab.get("B") instanceof NpyArray b)) {
-                throw error(file, "adapter entry " + path + " is not a dict of arrays A and B");
+                throw error(ErrorKind.BAD_PICKLE, file, "adapter entry " + path + " is not a dict of arrays A and B");
             }
             checkFactors(file, path, a, b, rank.intValue());
             if (nonFinite == NonFinitePolicy.REFUSE) {
                 for (String factor : new String[] {"A", "B"}) {
                     NonFiniteCount bad = NonFiniteCount.of(factor.equals("A") ? a : b);
-                    if (bad.any()) throw error(file, "adapter " + path + " factor " + factor + ": " + bad.describe() + "; " + NonFinitePolicy.OVERRIDE_HINT);
+                    if (bad.any()) throw error(ErrorKind.NON_FINITE, file, "adapter " + path + " factor " + factor + ": " + bad.describe() + "; " + NonFinitePolicy.OVERRIDE_HINT);
                 }
             }
             pairs.put(path, new Pair(a, b));
@@ -66,12 +67,12 @@ public record LoraAdapter(SequencedMap<String, Pair> lora, double scale, String 
     private static void checkFactors(Path file, String path, NpyArray a, NpyArray b, int rank) throws FormatException {
         int[] sa = a.shape(), sb = b.shape();
         for (NpyArray f : new NpyArray[] {a, b}) {
-            if (!f.descr().equals("<f4") && !f.descr().equals("<f2")) throw error(file, "adapter " + path + " factor has dtype " + f.descr());
+            if (!f.descr().equals("<f4") && !f.descr().equals("<f2")) throw error(ErrorKind.UNSUPPORTED_DTYPE, file, "adapter " + path + " factor has dtype " + f.descr());
         }
         if (sa.length < 2 || sb.length != sa.length
                 || !Arrays.equals(Arrays.copyOf(sa, sa.length - 2), Arrays.copyOf(sb, sb.length - 2))
                 || sa[sa.length - 1] != rank || sb[sb.length - 2] != rank) {
-            throw error(file, "adapter " + path + " has A " + Arrays.toString(sa) + " and B " + Arrays.toString(sb)
+            throw error(ErrorKind.SHAPE_MISMATCH, file, "adapter " + path + " has A " + Arrays.toString(sa) + " and B " + Arrays.toString(sb)
                     + "; expected lead+(in, " + rank + ") and lead+(" + rank + ", out)");
         }
     }
@@ -87,7 +88,7 @@ public record LoraAdapter(SequencedMap<String, Pair> lora, double scale, String 
         SequencedMap<String, NpyArray> params = new LinkedHashMap<>(ckpt.params());
         for (var e : lora.entrySet()) {
             NpyArray w = params.get(e.getKey());
-            if (w == null) throw new WorkbenchException("LoRA adapter targets " + e.getKey() + ", which the checkpoint does not have");
+            if (w == null) throw new WorkbenchException(ErrorKind.UNKNOWN_KEY, "LoRA adapter targets " + e.getKey() + ", which the checkpoint does not have");
             params.put(e.getKey(), merged(e.getKey(), w, e.getValue()));
         }
         return ckpt.withParams(params);
@@ -98,7 +99,7 @@ public record LoraAdapter(SequencedMap<String, Pair> lora, double scale, String 
         int nd = sw.length;
         if (nd != sa.length || !Arrays.equals(Arrays.copyOf(sw, nd - 2), Arrays.copyOf(sa, nd - 2))
                 || sw[nd - 2] != sa[nd - 2] || sw[nd - 1] != sb[nd - 1]) {
-            throw new WorkbenchException("LoRA factors A " + Arrays.toString(sa) + ", B " + Arrays.toString(sb)
+            throw new WorkbenchException(ErrorKind.SHAPE_MISMATCH, "LoRA factors A " + Arrays.toString(sa) + ", B " + Arrays.toString(sb)
                     + " do not fit " + path + " of shape " + Arrays.toString(sw));
         }
         int in = sw[nd - 2], out = sw[nd - 1];
@@ -131,7 +132,7 @@ public record LoraAdapter(SequencedMap<String, Pair> lora, double scale, String 
         return new NpyArray("<f2", shape, buf.array());
     }
 
-    private static FormatException error(Path file, String problem) {
-        return new FormatException(file, FormatException.NO_OFFSET, problem);
+    private static FormatException error(ErrorKind kind, Path file, String problem) {
+        return new FormatException(kind, file, FormatException.NO_OFFSET, problem);
     }
 }

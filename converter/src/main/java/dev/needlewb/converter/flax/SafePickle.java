@@ -1,5 +1,6 @@
 package dev.needlewb.converter.flax;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.pickle.AllowListUnpickler;
@@ -46,7 +47,7 @@ public final class SafePickle {
         } catch (IOException e) {
             throw WorkbenchException.cannotRead(file, e);
         }
-        if (size > MAX_FILE_BYTES) throw new FormatException(file, FormatException.NO_OFFSET, "pickle of " + size + " bytes is larger than 2 GiB");
+        if (size > MAX_FILE_BYTES) throw new FormatException(ErrorKind.TOO_LARGE, file, FormatException.NO_OFFSET, "pickle of " + size + " bytes is larger than 2 GiB");
         byte[] data;
         try {
             data = Files.readAllBytes(file);
@@ -62,7 +63,7 @@ public final class SafePickle {
         try {
             return NumpyUnpickler.load(data);
         } catch (AllowListUnpickler.Failure f) {
-            throw new FormatException(file, f.offset, f.getMessage());
+            throw new FormatException(ErrorKind.BAD_PICKLE, file, f.offset, f.getMessage());
         }
     }
 }

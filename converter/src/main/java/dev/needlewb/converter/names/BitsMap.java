@@ -1,5 +1,6 @@
 package dev.needlewb.converter.names;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cq.CqPacking;
 import java.util.LinkedHashMap;
@@ -48,13 +49,13 @@ public final class BitsMap {
         for (String part : s.split(",")) {
             if (part.isBlank()) continue;
             int eq = part.indexOf('=');
-            if (eq < 0) throw new WorkbenchException("bits map '" + spec + "': entry '" + part.strip() + "' is not key=bits");
+            if (eq < 0) throw new WorkbenchException(ErrorKind.BAD_OPTION, "bits map '" + spec + "': entry '" + part.strip() + "' is not key=bits");
             String key = part.substring(0, eq).strip();
             int bits = width(spec, part.substring(eq + 1).strip());
             if (key.equals("default")) def = bits;
             else map.put(canonical(key), bits);
         }
-        if (def == null) throw new WorkbenchException("bits map '" + spec + "' needs a default=<bits> entry");
+        if (def == null) throw new WorkbenchException(ErrorKind.BAD_OPTION, "bits map '" + spec + "' needs a default=<bits> entry");
         return new BitsMap(s, map, def);
     }
 
@@ -88,15 +89,15 @@ public final class BitsMap {
         try {
             if (Double.parseDouble(value) == TERNARY) return CqPacking.TERNARY_RECORD_BITS;
         } catch (NumberFormatException e) {
-            throw new WorkbenchException("bits map '" + spec + "': '" + value + "' is not a width (2, 3, 4 or 1.58)");
+            throw new WorkbenchException(ErrorKind.BAD_OPTION, "bits map '" + spec + "': '" + value + "' is not a width (2, 3, 4 or 1.58)");
         }
         int bits;
         try {
             bits = Integer.parseInt(value);
         } catch (NumberFormatException e) {
-            throw new WorkbenchException("bits map '" + spec + "': '" + value + "' is not a width (2, 3, 4 or 1.58)");
+            throw new WorkbenchException(ErrorKind.BAD_OPTION, "bits map '" + spec + "': '" + value + "' is not a width (2, 3, 4 or 1.58)");
         }
-        if (bits < 2 || bits > 4) throw new WorkbenchException("bits map '" + spec + "' has unsupported width " + bits + " (2, 3, 4 or 1.58)");
+        if (bits < 2 || bits > 4) throw new WorkbenchException(ErrorKind.BAD_OPTION, "bits map '" + spec + "' has unsupported width " + bits + " (2, 3, 4 or 1.58)");
         return bits;
     }
 

@@ -2,6 +2,7 @@ package dev.needlewb.converter.pickle;
 
 import static dev.needlewb.converter.pickle.PickleOp.*;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -104,15 +105,15 @@ public final class PickleScanner {
     }
 
     private void run() throws FormatException {
-        if (data.length == 0) throw new FormatException(file, 0, "empty file, not a pickle");
+        if (data.length == 0) throw new FormatException(ErrorKind.TRUNCATED, file, 0, "empty file, not a pickle");
         while (true) {
-            if (pos >= data.length) throw fail(pos, "pickle ends without STOP (truncated)");
+            if (pos >= data.length) throw fail(ErrorKind.TRUNCATED, pos, "pickle ends without STOP (truncated)");
             opStart = pos;
             int op = data[pos++] & 0xFF;
             if (op == STOP) {
                 Item top = pop("STOP");
-                if (top.kind == Kind.MARK) throw fail("STOP with a MARK on top of the stack");
-                if (pos != data.length) throw fail(pos, (data.length - pos) + " bytes after STOP");
+                if (top.kind == Kind.MARK) throw fail(ErrorKind.BAD_PICKLE, "STOP with a MARK on top of the stack");
+                if (pos != data.length) throw fail(ErrorKind.TRAILING_BYTES, pos, (data.length - pos) + " bytes after STOP");
                 return;
             }
             step(op);
@@ -123,12 +124,12 @@ public final class PickleScanner {
         switch (op) {
             case PROTO -> {
                 int v = u8();
-                if (v > HIGHEST_PROTOCOL) throw fail("unsupported pickle protocol " + v);
+                if (v > HIGHEST_PROTOCOL) throw fail(ErrorKind.UNSUPPORTED, "unsupported pickle protocol " + v);
                 protocol = v;
             }
             case FRAME -> {
                 long n = u64();
-                if (n > remaining()) throw fail("FRAME of " + n + " bytes runs past the end (" + remaining() + " bytes left)");
+                if (n > remaining()) throw fail(ErrorKind.TRUNCATED, "FRAME of " + n + " bytes runs past the end (" + remaining() + " bytes left)");
             }
             case MARK -> push(Item.MARK_ITEM);
             case POP -> pop("POP");
@@ -143,18 +144,18 @@ public final class PickleScanner {
             case LONG4 -> { skip(signedLength32("LONG4")); push(Item.SCALAR_ITEM); }
             case INT, LONG -> {
                 String line = line();
-                if (line.length() > MAX_INT_DIGITS + 2) throw fail("integer literal longer than " + MAX_INT_DIGITS + " digits");
-                if (!line.matches("[+-]?[0-9]+L?")) throw fail("malformed integer literal");
+                if (line.length() > MAX_INT_DIGITS + 2) throw fail(ErrorKind.TOO_LARGE, "integer literal longer than " + MAX_INT_DIGITS + " digits");
+                if (!line.matches("[+-]?[0-9]+L?")) throw fail(ErrorKind.BAD_PICKLE, "malformed integer literal");
                 push(Item.SCALAR_ITEM);
             }
             case FLOAT -> {
-                if (line().isBlank()) throw fail("empty float literal");
+                if (line().isBlank()) throw fail(ErrorKind.BAD_PICKLE, "empty float literal");
                 push(Item.SCALAR_ITEM);
             }
             case STRING -> {
                 String s = line();
                 if (s.length() < 2 || (s.charAt(0) != '\'' && s.charAt(0) != '"') || s.charAt(s.length() - 1) != s.charAt(0)) {
-                    throw fail("malformed STRING literal");
+                    throw fail(ErrorKind.BAD_PICKLE, "malformed STRING literal");
                 }
                 push(Item.SCALAR_ITEM);
             }
@@ -183,7 +184,7 @@ public final class PickleScanner {
             case APPENDS -> { popToMark("APPENDS"); expectTarget("APPENDS", Kind.LIST); }
             case SETITEM -> {
                 popValue("SETITEM");
-                if (!popValue("SETITEM").isKey()) throw fail("SETITEM with a key that is not a string or number");
+                if (!popValue("SETITEM").isKey()) throw fail(ErrorKind.BAD_PICKLE, "SETITEM with a key that is not a string or number");
                 expectTarget("SETITEM", Kind.DICT);
             }
             case SETITEMS -> { checkPairs(popToMark("SETITEMS")); expectTarget("SETITEMS", Kind.DICT); }
@@ -197,20 +198,20 @@ public final class PickleScanner {
                 Item name = popValue("STACK_GLOBAL");
                 Item module = popValue("STACK_GLOBAL");
                 if (module.kind != Kind.TEXT || name.kind != Kind.TEXT) {
-                    throw fail("STACK_GLOBAL operands are not two strings");
+                    throw fail(ErrorKind.BAD_PICKLE, "STACK_GLOBAL operands are not two strings");
                 }
                 push(global(module.text, name.text));
             }
             case INST -> {
                 global(line(), line());
-                throw fail("INST (protocol 0 instance creation) is not supported");
+                throw fail(ErrorKind.UNSUPPORTED, "INST (protocol 0 instance creation) is not supported");
             }
-            case OBJ -> throw fail("OBJ (protocol 1 instance creation) is not supported");
+            case OBJ -> throw fail(ErrorKind.UNSUPPORTED, "OBJ (protocol 1 instance creation) is not supported");
             case REDUCE, NEWOBJ -> {
                 Item args = popValue("REDUCE");
                 Item callable = popValue("REDUCE");
-                if (callable.kind != Kind.GLOBAL) throw fail("call on something that is not a named global");
-                if (args.kind != Kind.TUPLE) throw fail("call arguments are not a tuple");
+                if (callable.kind != Kind.GLOBAL) throw fail(ErrorKind.BAD_PICKLE, "call on something that is not a named global");
+                if (args.kind != Kind.TUPLE) throw fail(ErrorKind.BAD_PICKLE, "call arguments are not a tuple");
                 push(Item.of(Kind.OBJECT));
             }
             case NEWOBJ_EX -> {
@@ -218,13 +219,13 @@ public final class PickleScanner {
                 Item args = popValue("NEWOBJ_EX");
                 Item cls = popValue("NEWOBJ_EX");
                 if (cls.kind != Kind.GLOBAL || args.kind != Kind.TUPLE || kwargs.kind != Kind.DICT) {
-                    throw fail("NEWOBJ_EX needs a global, a tuple and a dict");
+                    throw fail(ErrorKind.BAD_PICKLE, "NEWOBJ_EX needs a global, a tuple and a dict");
                 }
                 push(Item.of(Kind.OBJECT));
             }
             case BUILD -> {
                 popValue("BUILD");
-                if (peekValue("BUILD").kind != Kind.OBJECT) throw fail("BUILD on something that is not a constructed object");
+                if (peekValue("BUILD").kind != Kind.OBJECT) throw fail(ErrorKind.BAD_PICKLE, "BUILD on something that is not a constructed object");
             }
             case PUT -> memoPut(memoIndex(line()), peekValue("PUT"));
             case BINPUT -> memoPut(u8(), peekValue("BINPUT"));
@@ -234,21 +235,21 @@ public final class PickleScanner {
             case BINGET -> push(memoGet(u8()));
             case LONG_BINGET -> push(memoGet(u32()));
             case BINPERSID -> {
-                if (!rules.persistentIds()) throw fail("persistent ids (external object references) are not allowed");
-                if (popValue("BINPERSID").kind != Kind.TUPLE) throw fail("persistent id that is not a tuple");
+                if (!rules.persistentIds()) throw fail(ErrorKind.UNSAFE_PICKLE_GLOBAL, "persistent ids (external object references) are not allowed");
+                if (popValue("BINPERSID").kind != Kind.TUPLE) throw fail(ErrorKind.BAD_PICKLE, "persistent id that is not a tuple");
                 push(Item.of(Kind.OBJECT));
             }
-            case PERSID -> throw fail("persistent ids (external object references) are not allowed");
-            case EXT1, EXT2, EXT4 -> throw fail("extension-registry globals are not allowed");
-            case NEXT_BUFFER, READONLY_BUFFER -> throw fail("out-of-band buffers are not supported");
-            default -> throw fail(String.format("unknown pickle opcode 0x%02x", op));
+            case PERSID -> throw fail(ErrorKind.UNSAFE_PICKLE_GLOBAL, "persistent ids (external object references) are not allowed");
+            case EXT1, EXT2, EXT4 -> throw fail(ErrorKind.UNSAFE_PICKLE_GLOBAL, "extension-registry globals are not allowed");
+            case NEXT_BUFFER, READONLY_BUFFER -> throw fail(ErrorKind.UNSUPPORTED, "out-of-band buffers are not supported");
+            default -> throw fail(ErrorKind.BAD_PICKLE, String.format("unknown pickle opcode 0x%02x", op));
         }
     }
 
     private Item global(String module, String name) throws FormatException {
         GlobalRef ref = new GlobalRef(module, name, opStart);
         if (name.indexOf('.') >= 0 || !rules.allowedGlobals().contains(ref.qualifiedName())) {
-            throw fail("pickle global " + ref.qualifiedName() + " is not allowed (only " + rules.allowedSummary() + " may occur)");
+            throw fail(ErrorKind.UNSAFE_PICKLE_GLOBAL, "pickle global " + ref.qualifiedName() + " is not allowed (only " + rules.allowedSummary() + " may occur)");
         }
         globals.add(ref);
         return new Item(Kind.GLOBAL, null, ref);
@@ -259,29 +260,29 @@ public final class PickleScanner {
     }
 
     private void push(Item item) throws FormatException {
-        if (stack.size() >= MAX_ENTRIES) throw fail("stack deeper than " + MAX_ENTRIES + " entries");
+        if (stack.size() >= MAX_ENTRIES) throw fail(ErrorKind.TOO_LARGE, "stack deeper than " + MAX_ENTRIES + " entries");
         stack.add(item);
     }
 
     private Item pop(String op) throws FormatException {
-        if (stack.isEmpty()) throw fail(op + " on an empty stack");
+        if (stack.isEmpty()) throw fail(ErrorKind.BAD_PICKLE, op + " on an empty stack");
         return stack.removeLast();
     }
 
     private Item popValue(String op) throws FormatException {
         Item item = pop(op);
-        if (item.kind == Kind.MARK) throw fail(op + " needs more values above the last MARK");
+        if (item.kind == Kind.MARK) throw fail(ErrorKind.BAD_PICKLE, op + " needs more values above the last MARK");
         return item;
     }
 
     private Item peekValue(String op) throws FormatException {
-        if (stack.isEmpty() || stack.getLast().kind == Kind.MARK) throw fail(op + " with no value on the stack");
+        if (stack.isEmpty() || stack.getLast().kind == Kind.MARK) throw fail(ErrorKind.BAD_PICKLE, op + " with no value on the stack");
         return stack.getLast();
     }
 
     private List<Item> popToMark(String op) throws FormatException {
         int mark = stack.lastIndexOf(Item.MARK_ITEM);
-        if (mark < 0) throw fail(op + " without a MARK");
+        if (mark < 0) throw fail(ErrorKind.BAD_PICKLE, op + " without a MARK");
         List<Item> items = new ArrayList<>(stack.subList(mark + 1, stack.size()));
         stack.subList(mark, stack.size()).clear();
         return items;
@@ -289,28 +290,28 @@ public final class PickleScanner {
 
     private void expectTarget(String op, Kind container) throws FormatException {
         Kind k = peekValue(op).kind;
-        if (k != container && k != Kind.OBJECT) throw fail(op + " on a " + k.name().toLowerCase() + ", not a " + container.name().toLowerCase());
+        if (k != container && k != Kind.OBJECT) throw fail(ErrorKind.BAD_PICKLE, op + " on a " + k.name().toLowerCase() + ", not a " + container.name().toLowerCase());
     }
 
     private void checkPairs(List<Item> items) throws FormatException {
-        if (items.size() % 2 != 0) throw fail("odd number of items for a dict");
+        if (items.size() % 2 != 0) throw fail(ErrorKind.BAD_PICKLE, "odd number of items for a dict");
         for (int i = 0; i < items.size(); i += 2) {
-            if (!items.get(i).isKey()) throw fail("dict key that is not a string or number");
+            if (!items.get(i).isKey()) throw fail(ErrorKind.BAD_PICKLE, "dict key that is not a string or number");
         }
     }
 
     private void checkKeys(List<Item> items) throws FormatException {
-        for (Item item : items) if (!item.isKey()) throw fail("set element that is not a string or number");
+        for (Item item : items) if (!item.isKey()) throw fail(ErrorKind.BAD_PICKLE, "set element that is not a string or number");
     }
 
     private void memoPut(long index, Item item) throws FormatException {
-        if (memo.size() >= MAX_ENTRIES && !memo.containsKey(index)) throw fail("memo larger than " + MAX_ENTRIES + " entries");
+        if (memo.size() >= MAX_ENTRIES && !memo.containsKey(index)) throw fail(ErrorKind.TOO_LARGE, "memo larger than " + MAX_ENTRIES + " entries");
         memo.put(index, item);
     }
 
     private Item memoGet(long index) throws FormatException {
         Item item = memo.get(index);
-        if (item == null) throw fail("memo entry " + index + " was never stored");
+        if (item == null) throw fail(ErrorKind.BAD_PICKLE, "memo entry " + index + " was never stored");
         return item;
     }
 
@@ -318,7 +319,7 @@ public final class PickleScanner {
         try {
             return Long.parseLong(line);
         } catch (NumberFormatException e) {
-            throw fail("malformed memo index");
+            throw fail(ErrorKind.BAD_PICKLE, "malformed memo index");
         }
     }
 
@@ -328,7 +329,7 @@ public final class PickleScanner {
 
     private void need(long n) throws FormatException {
         if (n > remaining()) {
-            throw fail("truncated: needs " + n + " more bytes at byte " + pos + ", " + remaining() + " left");
+            throw fail(ErrorKind.TRUNCATED, "truncated: needs " + n + " more bytes at byte " + pos + ", " + remaining() + " left");
         }
     }
 
@@ -351,7 +352,7 @@ public final class PickleScanner {
 
     private long signedLength32(String op) throws FormatException {
         long v = (int) u32();
-        if (v < 0) throw fail(op + " with negative length " + v);
+        if (v < 0) throw fail(ErrorKind.BAD_PICKLE, op + " with negative length " + v);
         return v;
     }
 
@@ -366,7 +367,7 @@ public final class PickleScanner {
     private long length64() throws FormatException {
         long n = u64();
         if (n > remaining()) {
-            throw fail("length " + (n == Long.MAX_VALUE ? ">= 2^63" : Long.toString(n))
+            throw fail(ErrorKind.TRUNCATED, "length " + (n == Long.MAX_VALUE ? ">= 2^63" : Long.toString(n))
                     + " runs past the end of the file (" + remaining() + " bytes left)");
         }
         return n;
@@ -380,7 +381,7 @@ public final class PickleScanner {
                 return s;
             }
         }
-        throw fail("truncated: line without a newline");
+        throw fail(ErrorKind.TRUNCATED, "truncated: line without a newline");
     }
 
     private String utf8(long n) throws FormatException {
@@ -393,15 +394,15 @@ public final class PickleScanner {
             pos += (int) n;
             return s;
         } catch (CharacterCodingException e) {
-            throw fail("string is not valid UTF-8");
+            throw fail(ErrorKind.BAD_PICKLE, "string is not valid UTF-8");
         }
     }
 
-    private FormatException fail(String problem) {
-        return fail(opStart, problem);
+    private FormatException fail(ErrorKind kind, String problem) {
+        return fail(kind, opStart, problem);
     }
 
-    private FormatException fail(long offset, String problem) {
-        return new FormatException(file, offset, problem);
+    private FormatException fail(ErrorKind kind, long offset, String problem) {
+        return new FormatException(kind, file, offset, problem);
     }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.io.NpyArray;
 import java.io.IOException;
@@ -59,19 +60,19 @@ public final class Safetensors {
 
     public static Contents read(Path file) throws IOException, FormatException {
         long size = Files.size(file);
-        if (size < 8) throw new FormatException(file, 0, "truncated: " + size + " bytes, a safetensors file starts with an 8-byte header length");
+        if (size < 8) throw new FormatException(ErrorKind.TRUNCATED, file, 0, "truncated: " + size + " bytes, a safetensors file starts with an 8-byte header length");
         if (size > MAX_ARRAY_BYTES) {
-            throw new FormatException(file, FormatException.NO_OFFSET, "file of " + size + " bytes is larger than the "
+            throw new FormatException(ErrorKind.TOO_LARGE, file, FormatException.NO_OFFSET, "file of " + size + " bytes is larger than the "
                     + MAX_ARRAY_BYTES + " bytes the reader holds in one array");
         }
         return parse(Files.readAllBytes(file), file);
     }
 
     public static Contents parse(byte[] bytes, Path file) throws FormatException {
-        if (bytes.length < 8) throw new FormatException(file, 0, "truncated: a safetensors file starts with an 8-byte header length");
+        if (bytes.length < 8) throw new FormatException(ErrorKind.TRUNCATED, file, 0, "truncated: a safetensors file starts with an 8-byte header length");
         long headerLen = ByteBuffer.wrap(bytes, 0, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
         if (headerLen < 2 || headerLen > MAX_HEADER_BYTES || headerLen > bytes.length - 8L) {
-            throw new FormatException(file, 0, "header length " + Long.toUnsignedString(headerLen)
+            throw new FormatException(ErrorKind.BAD_HEADER_FIELD, file, 0, "header length " + Long.toUnsignedString(headerLen)
                     + " does not fit the file (" + bytes.length + " bytes, limit " + MAX_HEADER_BYTES + ")");
         }
         JsonNode header;
@@ -80,9 +81,9 @@ public final class Safetensors {
         } catch (JsonProcessingException e) {
             // the header is read as text: the location is a character count, a byte count for ASCII keys
             long at = e.getLocation() == null || e.getLocation().getCharOffset() < 0 ? 0 : e.getLocation().getCharOffset();
-            throw new FormatException(file, 8 + at, "header is not valid JSON: " + e.getOriginalMessage());
+            throw new FormatException(ErrorKind.BAD_JSON, file, 8 + at, "header is not valid JSON: " + e.getOriginalMessage());
         }
-        if (header == null || !header.isObject()) throw new FormatException(file, 8, "header is not a JSON object");
+        if (header == null || !header.isObject()) throw new FormatException(ErrorKind.BAD_HEADER_FIELD, file, 8, "header is not a JSON object");
         long dataStart = 8 + headerLen;
         long dataLen = bytes.length - dataStart;
 
@@ -100,14 +101,14 @@ public final class Safetensors {
         long expected = 0;
         for (Entry e : entries) {
             if (e.begin() != expected) {
-                throw new FormatException(file, dataStart + e.begin(), "tensor '" + e.name() + "' starts at data offset "
+                throw new FormatException(e.begin() < expected ? ErrorKind.OVERLAP : ErrorKind.BAD_OFFSET, file, dataStart + e.begin(), "tensor '" + e.name() + "' starts at data offset "
                         + e.begin() + " but the previous tensor ends at " + expected
                         + (e.begin() < expected ? " (overlap)" : " (hole)"));
             }
             expected = e.end();
         }
         if (expected != dataLen) {
-            throw new FormatException(file, dataStart + expected, "the data section holds " + dataLen
+            throw new FormatException(ErrorKind.TRAILING_BYTES, file, dataStart + expected, "the data section holds " + dataLen
                     + " bytes but the tensors cover " + expected);
         }
         Map<String, NpyArray> tensors = new LinkedHashMap<>();
@@ -120,28 +121,28 @@ public final class Safetensors {
     }
 
     private static void readMetadata(Path file, JsonNode node, Map<String, String> out) throws FormatException {
-        if (!node.isObject()) throw new FormatException(file, 8, "__metadata__ must be an object of strings");
+        if (!node.isObject()) throw new FormatException(ErrorKind.BAD_HEADER_FIELD, file, 8, "__metadata__ must be an object of strings");
         for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> m = it.next();
-            if (!m.getValue().isTextual()) throw new FormatException(file, 8, "__metadata__ value '" + m.getKey() + "' is not a string");
+            if (!m.getValue().isTextual()) throw new FormatException(ErrorKind.BAD_HEADER_FIELD, file, 8, "__metadata__ value '" + m.getKey() + "' is not a string");
             out.put(m.getKey(), m.getValue().asText());
         }
     }
 
     private static Entry entry(Path file, String name, JsonNode node, long dataLen) throws FormatException {
         String where = "tensor '" + name + "': ";
-        if (!node.isObject()) throw new FormatException(file, 8, where + "entry is not an object");
+        if (!node.isObject()) throw new FormatException(ErrorKind.BAD_HEADER_FIELD, file, 8, where + "entry is not an object");
         JsonNode dtypeNode = node.get("dtype"), shapeNode = node.get("shape"), offsets = node.get("data_offsets");
-        if (dtypeNode == null || !dtypeNode.isTextual()) throw new FormatException(file, 8, where + "missing dtype");
+        if (dtypeNode == null || !dtypeNode.isTextual()) throw new FormatException(ErrorKind.BAD_HEADER_FIELD, file, 8, where + "missing dtype");
         SafetensorsDtype dtype = SafetensorsDtype.named(dtypeNode.asText())
-                .orElseThrow(() -> new FormatException(file, 8, where + "unsupported dtype " + dtypeNode.asText()));
-        if (shapeNode == null || !shapeNode.isArray()) throw new FormatException(file, 8, where + "missing shape");
+                .orElseThrow(() -> new FormatException(ErrorKind.UNSUPPORTED_DTYPE, file, 8, where + "unsupported dtype " + dtypeNode.asText()));
+        if (shapeNode == null || !shapeNode.isArray()) throw new FormatException(ErrorKind.BAD_HEADER_FIELD, file, 8, where + "missing shape");
         int[] shape = new int[shapeNode.size()];
         long count = 1;
         for (int i = 0; i < shape.length; i++) {
             JsonNode d = shapeNode.get(i);
             if (!d.canConvertToLong() || !d.isIntegralNumber() || d.asLong() < 0 || d.asLong() > Integer.MAX_VALUE) {
-                throw new FormatException(file, 8, where + "bad dimension " + d);
+                throw new FormatException(ErrorKind.BAD_HEADER_FIELD, file, 8, where + "bad dimension " + d);
             }
             shape[i] = (int) d.asLong();
             count = saturatingProduct(count, shape[i]);
@@ -149,19 +150,19 @@ public final class Safetensors {
         if (offsets == null || !offsets.isArray() || offsets.size() != 2
                 || !offsets.get(0).isIntegralNumber() || !offsets.get(1).isIntegralNumber()
                 || !offsets.get(0).canConvertToLong() || !offsets.get(1).canConvertToLong()) {
-            throw new FormatException(file, 8, where + "data_offsets must be [begin, end]");
+            throw new FormatException(ErrorKind.BAD_HEADER_FIELD, file, 8, where + "data_offsets must be [begin, end]");
         }
         long begin = offsets.get(0).asLong(), end = offsets.get(1).asLong();
         if (begin < 0 || end < begin || end > dataLen) {
-            throw new FormatException(file, 8, where + "data_offsets [" + begin + ", " + end + "] outside the "
+            throw new FormatException(ErrorKind.BAD_OFFSET, file, 8, where + "data_offsets [" + begin + ", " + end + "] outside the "
                     + dataLen + "-byte data section");
         }
         if (count > dataLen || count * dtype.storedBytes != end - begin) {
-            throw new FormatException(file, 8, where + dtype + " shape " + java.util.Arrays.toString(shape)
+            throw new FormatException(ErrorKind.SHAPE_MISMATCH, file, 8, where + dtype + " shape " + java.util.Arrays.toString(shape)
                     + " does not match its " + (end - begin) + " bytes");
         }
         if (dtype == SafetensorsDtype.BF16 && count * 4 > MAX_ARRAY_BYTES) {
-            throw new FormatException(file, 8, where + "BF16 shape " + java.util.Arrays.toString(shape) + " widens to "
+            throw new FormatException(ErrorKind.TOO_LARGE, file, 8, where + "BF16 shape " + java.util.Arrays.toString(shape) + " widens to "
                     + count * 4 + " float32 bytes, more than one array holds");
         }
         return new Entry(name, dtype, shape, begin, end);

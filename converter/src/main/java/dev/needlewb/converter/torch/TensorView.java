@@ -1,5 +1,6 @@
 package dev.needlewb.converter.torch;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.io.NpyArray;
 import java.nio.file.Path;
@@ -25,13 +26,13 @@ final class TensorView {
             throws FormatException {
         long count = elementCount(t.size());
         if (count > t.storageNumel()) {
-            throw new FormatException(file, index, name, FormatException.NO_OFFSET,
+            throw new FormatException(ErrorKind.SHAPE_MISMATCH, file, index, name, FormatException.NO_OFFSET,
                     "view of " + (count == Long.MAX_VALUE ? "more than 2^63" : Long.toString(count)) + " elements is larger than its storage of " + t.storageNumel());
         }
         if (count > 0) {
             long last = lastElement(t);
             if (last >= t.storageNumel()) {
-                throw new FormatException(file, index, name, FormatException.NO_OFFSET, "view (offset " + t.offset() + ", size "
+                throw new FormatException(ErrorKind.SHAPE_MISMATCH, file, index, name, FormatException.NO_OFFSET, "view (offset " + t.offset() + ", size "
                         + Arrays.toString(t.size()) + ", stride " + Arrays.toString(t.stride())
                         + ") reaches element " + (last == Long.MAX_VALUE ? "past 2^63" : Long.toString(last)) + " of a storage of " + t.storageNumel());
             }
@@ -40,14 +41,14 @@ final class TensorView {
         for (int d = 0; d < shape.length; d++) {
             // an empty view (another dimension 0) fits any storage whatever its other sizes: each must still be an int
             if (t.size()[d] > Integer.MAX_VALUE) {
-                throw new FormatException(file, index, name, FormatException.NO_OFFSET, "dimension " + d + " of size "
+                throw new FormatException(ErrorKind.TOO_LARGE, file, index, name, FormatException.NO_OFFSET, "dimension " + d + " of size "
                         + t.size()[d] + " exceeds 2^31-1");
             }
             shape[d] = (int) t.size()[d];
         }
         int item = t.type().itemSize;
         if (t.type() == TorchStorageType.BFLOAT16 && count * 4 > MAX_ARRAY_BYTES) {
-            throw new FormatException(file, index, name, FormatException.NO_OFFSET, "bfloat16 view of " + count
+            throw new FormatException(ErrorKind.TOO_LARGE, file, index, name, FormatException.NO_OFFSET, "bfloat16 view of " + count
                     + " elements widens to " + count * 4 + " float32 bytes, more than one array holds");
         }
         byte[] raw;

@@ -2,6 +2,7 @@ package dev.needlewb.converter.torch;
 
 import static dev.needlewb.converter.pickle.PickleOp.*;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.FileOutput;
@@ -67,7 +68,7 @@ public final class TorchStateDict {
         List<TorchStorageType> types = new ArrayList<>();
         for (var e : tensors.entrySet()) {
             String descr = e.getValue().descr();
-            types.add(TorchStorageType.forWriting(descr).orElseThrow(() -> new WorkbenchException(
+            types.add(TorchStorageType.forWriting(descr).orElseThrow(() -> new WorkbenchException(ErrorKind.UNSUPPORTED_DTYPE, 
                     target + ": tensor " + e.getKey() + " has dtype " + descr + ", which torch has no storage for")));
         }
         byte[] pickle = pickle(tensors, types);
@@ -166,9 +167,9 @@ public final class TorchStateDict {
         var byteorder = zip.entry("byteorder");
         if (byteorder.isPresent()) {
             String order = new String(zip.readEntry(byteorder.get()), StandardCharsets.US_ASCII).strip();
-            if (!order.equals("little")) throw zip.fail(byteorder.get().localOffset(), "byteorder is '" + order + "', only little-endian is supported");
+            if (!order.equals("little")) throw zip.fail(ErrorKind.UNSUPPORTED, byteorder.get().localOffset(), "byteorder is '" + order + "', only little-endian is supported");
         }
-        var pkl = zip.entry("data.pkl").orElseThrow(() -> zip.fail(FormatException.NO_OFFSET, "no " + zip.root() + "/data.pkl entry (not a torch zip state dict)"));
+        var pkl = zip.entry("data.pkl").orElseThrow(() -> zip.fail(ErrorKind.BAD_ARCHIVE, FormatException.NO_OFFSET, "no " + zip.root() + "/data.pkl entry (not a torch zip state dict)"));
         Path pklName = Path.of(file + ":" + pkl.name());
         byte[] pickle = zip.readEntry(pkl);
         PickleScanner.scan(pklName, pickle, RULES);
@@ -176,22 +177,22 @@ public final class TorchStateDict {
         try {
             root = TorchUnpickler.load(pickle);
         } catch (AllowListUnpickler.Failure f) {
-            throw new FormatException(pklName, f.offset, f.getMessage());
+            throw new FormatException(ErrorKind.BAD_PICKLE, pklName, f.offset, f.getMessage());
         }
-        if (!(root instanceof Map<?, ?> dict)) throw new FormatException(pklName, FormatException.NO_OFFSET, "top-level object is not a dict of tensors");
+        if (!(root instanceof Map<?, ?> dict)) throw new FormatException(ErrorKind.BAD_PICKLE, pklName, FormatException.NO_OFFSET, "top-level object is not a dict of tensors");
         List<String> names = new ArrayList<>();
         List<TorchUnpickler.TensorRef> refs = new ArrayList<>();
         Map<String, TorchStorageType> storageTypes = new HashMap<>();
         Map<String, Integer> usesLeft = new HashMap<>();
         for (var e : dict.entrySet()) {
             int index = names.size();
-            if (!(e.getKey() instanceof String name)) throw new FormatException(pklName, FormatException.NO_OFFSET, "key " + e.getKey() + " is not a string");
+            if (!(e.getKey() instanceof String name)) throw new FormatException(ErrorKind.BAD_PICKLE, pklName, FormatException.NO_OFFSET, "key " + e.getKey() + " is not a string");
             if (!(e.getValue() instanceof TorchUnpickler.TensorRef t)) {
-                throw new FormatException(file, index, name, FormatException.NO_OFFSET, "value is not a tensor");
+                throw new FormatException(ErrorKind.BAD_PICKLE, file, index, name, FormatException.NO_OFFSET, "value is not a tensor");
             }
             TorchStorageType known = storageTypes.putIfAbsent(t.storageKey(), t.type());
             if (known != null && known != t.type()) {
-                throw new FormatException(file, index, name, FormatException.NO_OFFSET,
+                throw new FormatException(ErrorKind.BAD_PICKLE, file, index, name, FormatException.NO_OFFSET,
                         "storage " + t.storageKey() + " is used as both " + known.className + " and " + t.type().className);
             }
             usesLeft.merge(t.storageKey(), 1, Integer::sum);
@@ -206,7 +207,7 @@ public final class TorchStateDict {
             TorchUnpickler.TensorRef t = refs.get(index);
             byte[] storage = storages.get(t.storageKey());
             if (storage == null) {
-                var entry = zip.entry("data/" + t.storageKey()).orElseThrow(() -> new FormatException(file, FormatException.NO_OFFSET,
+                var entry = zip.entry("data/" + t.storageKey()).orElseThrow(() -> new FormatException(ErrorKind.BAD_ARCHIVE, file, FormatException.NO_OFFSET,
                         "tensor " + name + " needs storage entry " + zip.root() + "/data/" + t.storageKey() + ", which is missing"));
                 checkStorageSize(file, index, name, t, entry.name(), entry.size());
                 storage = zip.readEntry(entry);
@@ -224,7 +225,7 @@ public final class TorchStateDict {
     private static void checkStorageSize(Path file, int index, String name, TorchUnpickler.TensorRef t, String entry, long bytes)
             throws FormatException {
         if (t.storageNumel() > bytes || bytes != t.storageNumel() * t.type().itemSize) {
-            throw new FormatException(file, index, name, FormatException.NO_OFFSET, "storage entry " + entry + " holds " + bytes
+            throw new FormatException(ErrorKind.SHAPE_MISMATCH, file, index, name, FormatException.NO_OFFSET, "storage entry " + entry + " holds " + bytes
                     + " bytes, but a " + t.type().className + " of " + t.storageNumel() + " elements needs "
                     + (t.storageNumel() > bytes ? "more" : Long.toString(t.storageNumel() * t.type().itemSize)));
         }

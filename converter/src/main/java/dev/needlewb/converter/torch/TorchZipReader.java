@@ -1,5 +1,6 @@
 package dev.needlewb.converter.torch;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -62,46 +63,46 @@ final class TorchZipReader {
     }
 
     private void readDirectory() throws IOException, FormatException {
-        if (fileSize < EOCD_LEN) throw fail(0, "file of " + fileSize + " bytes is too short for a zip archive (truncated or not a .pt)");
+        if (fileSize < EOCD_LEN) throw fail(ErrorKind.TRUNCATED, 0, "file of " + fileSize + " bytes is too short for a zip archive (truncated or not a .pt)");
         long eocd = findEndRecord();
         ByteBuffer e = read(eocd, EOCD_LEN);
         int disk = e.getShort(4) & 0xFFFF, cenDisk = e.getShort(6) & 0xFFFF;
         int countOnDisk = e.getShort(8) & 0xFFFF, count = e.getShort(10) & 0xFFFF;
         long cenSize = e.getInt(12) & 0xFFFFFFFFL;
         cenStart = e.getInt(16) & 0xFFFFFFFFL;
-        if (disk != 0 || cenDisk != 0 || countOnDisk != count) throw fail(eocd, "multi-disk zip archives are not supported");
-        if (cenStart == 0xFFFFFFFFL || cenSize == 0xFFFFFFFFL || count == 0xFFFF) throw fail(eocd, "zip64 archives are not supported");
+        if (disk != 0 || cenDisk != 0 || countOnDisk != count) throw fail(ErrorKind.UNSUPPORTED, eocd, "multi-disk zip archives are not supported");
+        if (cenStart == 0xFFFFFFFFL || cenSize == 0xFFFFFFFFL || count == 0xFFFF) throw fail(ErrorKind.UNSUPPORTED, eocd, "zip64 archives are not supported");
         if (cenStart + cenSize > eocd) {
-            throw fail(eocd, "central directory (" + cenSize + " bytes at " + cenStart + ") runs past the end record at byte " + eocd);
+            throw fail(ErrorKind.BAD_OFFSET, eocd, "central directory (" + cenSize + " bytes at " + cenStart + ") runs past the end record at byte " + eocd);
         }
-        if ((long) count * CEN_LEN > cenSize) throw fail(eocd, count + " entries cannot fit a central directory of " + cenSize + " bytes");
+        if ((long) count * CEN_LEN > cenSize) throw fail(ErrorKind.BAD_ARCHIVE, eocd, count + " entries cannot fit a central directory of " + cenSize + " bytes");
         ByteBuffer cen = read(cenStart, (int) cenSize);
         int p = 0;
         for (int i = 0; i < count; i++) {
             long at = cenStart + p;
-            if (p + CEN_LEN > cenSize) throw fail(at, "central directory entry " + i + " is truncated");
-            if (cen.getInt(p) != CEN_SIG) throw fail(at, "central directory entry " + i + " has a bad signature");
+            if (p + CEN_LEN > cenSize) throw fail(ErrorKind.TRUNCATED, at, "central directory entry " + i + " is truncated");
+            if (cen.getInt(p) != CEN_SIG) throw fail(ErrorKind.BAD_ARCHIVE, at, "central directory entry " + i + " has a bad signature");
             int flags = cen.getShort(p + 8) & 0xFFFF, method = cen.getShort(p + 10) & 0xFFFF;
             long crc = cen.getInt(p + 16) & 0xFFFFFFFFL;
             long csize = cen.getInt(p + 20) & 0xFFFFFFFFL, usize = cen.getInt(p + 24) & 0xFFFFFFFFL;
             int nameLen = cen.getShort(p + 28) & 0xFFFF, extraLen = cen.getShort(p + 30) & 0xFFFF, commentLen = cen.getShort(p + 32) & 0xFFFF;
             long local = cen.getInt(p + 42) & 0xFFFFFFFFL;
-            if (p + CEN_LEN + (long) nameLen + extraLen + commentLen > cenSize) throw fail(at, "central directory entry " + i + " runs past the directory");
+            if (p + CEN_LEN + (long) nameLen + extraLen + commentLen > cenSize) throw fail(ErrorKind.BAD_OFFSET, at, "central directory entry " + i + " runs past the directory");
             String name = utf8(cen, p + CEN_LEN, nameLen, at);
             p += CEN_LEN + nameLen + extraLen + commentLen;
             checkName(name, at);
-            if ((flags & 1) != 0) throw fail(at, "entry " + name + " is encrypted");
-            if (method != STORED && method != DEFLATED) throw fail(at, "entry " + name + " uses compression method " + method + " (only STORED and DEFLATE)");
-            if (method == STORED && csize != usize) throw fail(at, "STORED entry " + name + " has compressed size " + csize + " but size " + usize);
-            if (csize == 0xFFFFFFFFL || usize == 0xFFFFFFFFL || local == 0xFFFFFFFFL) throw fail(at, "entry " + name + " needs zip64, not supported");
+            if ((flags & 1) != 0) throw fail(ErrorKind.UNSUPPORTED, at, "entry " + name + " is encrypted");
+            if (method != STORED && method != DEFLATED) throw fail(ErrorKind.UNSUPPORTED, at, "entry " + name + " uses compression method " + method + " (only STORED and DEFLATE)");
+            if (method == STORED && csize != usize) throw fail(ErrorKind.BAD_ARCHIVE, at, "STORED entry " + name + " has compressed size " + csize + " but size " + usize);
+            if (csize == 0xFFFFFFFFL || usize == 0xFFFFFFFFL || local == 0xFFFFFFFFL) throw fail(ErrorKind.UNSUPPORTED, at, "entry " + name + " needs zip64, not supported");
             if (local + LOC_LEN + nameLen + csize > cenStart) {
-                throw fail(at, "entry " + name + " (" + csize + " bytes at local header " + local + ") runs past the central directory at byte " + cenStart);
+                throw fail(ErrorKind.BAD_OFFSET, at, "entry " + name + " (" + csize + " bytes at local header " + local + ") runs past the central directory at byte " + cenStart);
             }
             // DEFLATE expands at most ~1032:1; a larger claimed size is a lie meant to make us allocate.
-            if (usize > Math.max(csize, 1) * 1032L + 64) throw fail(at, "entry " + name + " claims " + usize + " bytes from " + csize + " compressed");
-            if (entries.put(name, new Entry(name, method, crc, csize, usize, local, at)) != null) throw fail(at, "duplicate entry " + name);
+            if (usize > Math.max(csize, 1) * 1032L + 64) throw fail(ErrorKind.TOO_LARGE, at, "entry " + name + " claims " + usize + " bytes from " + csize + " compressed");
+            if (entries.put(name, new Entry(name, method, crc, csize, usize, local, at)) != null) throw fail(ErrorKind.BAD_ARCHIVE, at, "duplicate entry " + name);
         }
-        if (entries.isEmpty()) throw fail(eocd, "zip archive has no entries");
+        if (entries.isEmpty()) throw fail(ErrorKind.BAD_ARCHIVE, eocd, "zip archive has no entries");
     }
 
     /** The end record is the last 22 bytes unless a comment (at most 65535 bytes) follows it. */
@@ -111,32 +112,32 @@ final class TorchZipReader {
         for (int i = tail.limit() - EOCD_LEN; i >= 0; i--) {
             if (tail.getInt(i) == EOCD_SIG && i + EOCD_LEN + (tail.getShort(i + 20) & 0xFFFF) == tail.limit()) return from + i;
         }
-        throw fail(fileSize, "no zip end-of-central-directory record (truncated, or not a torch .pt zip)");
+        throw fail(ErrorKind.TRUNCATED, fileSize, "no zip end-of-central-directory record (truncated, or not a torch .pt zip)");
     }
 
     private void checkName(String name, long at) throws FormatException {
         if (name.isEmpty() || name.startsWith("/") || name.indexOf('\\') >= 0 || name.indexOf('\0') >= 0 || name.matches("^[A-Za-z]:.*")) {
-            throw fail(at, "entry name '" + printable(name) + "' is not a relative path");
+            throw fail(ErrorKind.BAD_ARCHIVE, at, "entry name '" + printable(name) + "' is not a relative path");
         }
         String[] parts = name.split("/", -1);
         for (String part : parts) {
-            if (part.isEmpty() || part.equals("..") || part.equals(".")) throw fail(at, "entry name '" + printable(name) + "' has an empty, '.' or '..' segment");
+            if (part.isEmpty() || part.equals("..") || part.equals(".")) throw fail(ErrorKind.BAD_ARCHIVE, at, "entry name '" + printable(name) + "' has an empty, '.' or '..' segment");
         }
-        if (parts.length < 2) throw fail(at, "entry '" + printable(name) + "' is not inside the archive's top-level folder");
+        if (parts.length < 2) throw fail(ErrorKind.BAD_ARCHIVE, at, "entry '" + printable(name) + "' is not inside the archive's top-level folder");
         if (root == null) root = parts[0];
-        else if (!root.equals(parts[0])) throw fail(at, "entry '" + printable(name) + "' is outside the top-level folder '" + root + "'");
+        else if (!root.equals(parts[0])) throw fail(ErrorKind.BAD_ARCHIVE, at, "entry '" + printable(name) + "' is outside the top-level folder '" + root + "'");
     }
 
     /** Reads an entry whole, checking its local header, its size and its CRC-32. */
     byte[] readEntry(Entry entry) throws IOException, FormatException {
-        if (entry.size > Integer.MAX_VALUE - 8) throw fail(entry.cenOffset, "entry " + entry.name + " of " + entry.size + " bytes is larger than 2 GiB");
+        if (entry.size > Integer.MAX_VALUE - 8) throw fail(ErrorKind.TOO_LARGE, entry.cenOffset, "entry " + entry.name + " of " + entry.size + " bytes is larger than 2 GiB");
         ByteBuffer loc = read(entry.localOffset, LOC_LEN);
-        if (loc.getInt(0) != LOC_SIG) throw fail(entry.localOffset, "entry " + entry.name + " has a bad local header signature");
+        if (loc.getInt(0) != LOC_SIG) throw fail(ErrorKind.BAD_ARCHIVE, entry.localOffset, "entry " + entry.name + " has a bad local header signature");
         int nameLen = loc.getShort(26) & 0xFFFF, extraLen = loc.getShort(28) & 0xFFFF;
         long dataStart = entry.localOffset + LOC_LEN + nameLen + extraLen;
-        if (dataStart + entry.compressedSize > cenStart) throw fail(entry.localOffset, "entry " + entry.name + " data runs past the central directory");
+        if (dataStart + entry.compressedSize > cenStart) throw fail(ErrorKind.BAD_OFFSET, entry.localOffset, "entry " + entry.name + " data runs past the central directory");
         String localName = utf8(read(entry.localOffset + LOC_LEN, nameLen), 0, nameLen, entry.localOffset);
-        if (!localName.equals(entry.name)) throw fail(entry.localOffset, "local header names '" + printable(localName) + "', central directory '" + entry.name + "'");
+        if (!localName.equals(entry.name)) throw fail(ErrorKind.BAD_ARCHIVE, entry.localOffset, "local header names '" + printable(localName) + "', central directory '" + entry.name + "'");
         ByteBuffer raw = read(dataStart, (int) entry.compressedSize);
         byte[] out = new byte[(int) entry.size];
         if (entry.method == STORED) {
@@ -146,7 +147,7 @@ final class TorchZipReader {
         }
         CRC32 crc = new CRC32();
         crc.update(out);
-        if (crc.getValue() != entry.crc) throw fail(dataStart, "entry " + entry.name + " fails its CRC-32 check (corrupt)");
+        if (crc.getValue() != entry.crc) throw fail(ErrorKind.BAD_ARCHIVE, dataStart, "entry " + entry.name + " fails its CRC-32 check (corrupt)");
         return out;
     }
 
@@ -161,20 +162,20 @@ final class TorchZipReader {
                 n += got;
             }
             if (n != out.length || (!inf.finished() && inf.inflate(new byte[1]) > 0)) {
-                throw fail(dataStart, "entry " + entry.name + " inflates to a size other than its declared " + entry.size + " bytes");
+                throw fail(ErrorKind.BAD_ARCHIVE, dataStart, "entry " + entry.name + " inflates to a size other than its declared " + entry.size + " bytes");
             }
         } catch (DataFormatException e) {
-            throw fail(dataStart, "entry " + entry.name + " is not valid DEFLATE data (" + e.getMessage() + ")");
+            throw fail(ErrorKind.BAD_ARCHIVE, dataStart, "entry " + entry.name + " is not valid DEFLATE data (" + e.getMessage() + ")");
         } finally {
             inf.end();
         }
     }
 
     private ByteBuffer read(long position, int length) throws IOException, FormatException {
-        if (position < 0 || length < 0 || position + length > fileSize) throw fail(position, "needs " + length + " bytes past the end of the file (truncated)");
+        if (position < 0 || length < 0 || position + length > fileSize) throw fail(ErrorKind.TRUNCATED, position, "needs " + length + " bytes past the end of the file (truncated)");
         ByteBuffer b = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
         while (b.hasRemaining()) {
-            if (channel.position(position + b.position()).read(b) < 0) throw fail(position, "file ends early (truncated)");
+            if (channel.position(position + b.position()).read(b) < 0) throw fail(ErrorKind.TRUNCATED, position, "file ends early (truncated)");
         }
         return b.flip();
     }
@@ -184,7 +185,7 @@ final class TorchZipReader {
             return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT).decode(b.slice(from, length)).toString();
         } catch (CharacterCodingException e) {
-            throw fail(at, "entry name is not valid UTF-8");
+            throw fail(ErrorKind.BAD_ARCHIVE, at, "entry name is not valid UTF-8");
         }
     }
 
@@ -193,7 +194,7 @@ final class TorchZipReader {
         return t.length() > 80 ? t.substring(0, 80) + "..." : t;
     }
 
-    FormatException fail(long offset, String problem) {
-        return new FormatException(file, offset, problem);
+    FormatException fail(ErrorKind kind, long offset, String problem) {
+        return new FormatException(kind, file, offset, problem);
     }
 }

@@ -1,5 +1,6 @@
 package dev.needlewb.converter.v2;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.generation.Generation;
@@ -40,12 +41,12 @@ public final class V2Cact implements CactGeneration {
     public HeaderCodec header(int tag, Path file, ModelGeometry supplied) throws FormatException {
         if (!Generation.NEEDLE2.isLegacyTag(tag)) return V2Header.INSTANCE;
         if (supplied == null) {
-            throw new FormatException(file, CactFormat.OFF_TAG, "tag " + Generation.hex(tag) + " marks Needle 2's legacy header"
+            throw new FormatException(ErrorKind.BAD_TAG, file, CactFormat.OFF_TAG, "tag " + Generation.hex(tag) + " marks Needle 2's legacy header"
                     + " (upstream v2.0.1-2.0.2), which stores no geometry: give the model's config with --config (a checkpoint"
                     + " .pkl or a JSON config); convert FILE --to NEW.cact --config C upgrades it to " + Generation.hex(Generation.NEEDLE2.tag()));
         }
         if (supplied.generation() != Generation.NEEDLE2) {
-            throw new FormatException(file, CactFormat.OFF_TAG, "tag " + Generation.hex(tag) + " marks a Needle 2 file, but the config given"
+            throw new FormatException(ErrorKind.WRONG_GENERATION, file, CactFormat.OFF_TAG, "tag " + Generation.hex(tag) + " marks a Needle 2 file, but the config given"
                     + " is " + supplied.generation() + "'s");
         }
         return new V2LegacyHeader(Geometry.of(supplied));
@@ -62,14 +63,14 @@ public final class V2Cact implements CactGeneration {
         Geometry g = Geometry.of(model.geometry());
         int count = model.tensors().size();
         V2Layout.Extras extras = V2Layout.extras(g, count);
-        if (extras == null) throw new WorkbenchException("cannot write .cact: " + count + " tensors fit no layout of " + g);
+        if (extras == null) throw new WorkbenchException(ErrorKind.MODEL_MISMATCH, "cannot write .cact: " + count + " tensors fit no layout of " + g);
         List<ProbeHead> heads = new ArrayList<>();
         for (ProbeHead h : ProbeHead.values()) {
             if (model.tensor(ModelTensor.HEAD_PROBES.at(h).name()) != null) heads.add(h);
         }
         CactLayout layout = V2Layout.of(g, heads, extras.tokenizer());
         if (layout.size() != count) {
-            throw new WorkbenchException("cannot write .cact: head tensors do not match " + extras.heads() + " probe heads");
+            throw new WorkbenchException(ErrorKind.MODEL_MISMATCH, "cannot write .cact: head tensors do not match " + extras.heads() + " probe heads");
         }
         return layout;
     }
@@ -87,8 +88,8 @@ public final class V2Cact implements CactGeneration {
     /** Upstream's _pack_cact refuses a tokenizer whose vocabulary differs from the config's. */
     @Override
     public void checkTokenizer(byte[] blob, ModelGeometry g) throws WorkbenchException {
-        if (blob.length < 4) throw new WorkbenchException("tokenizer blob has " + blob.length + " bytes");
+        if (blob.length < 4) throw new WorkbenchException(ErrorKind.BAD_TOKENIZER, "tokenizer blob has " + blob.length + " bytes");
         long pieces = ByteBuffer.wrap(blob).order(ByteOrder.LITTLE_ENDIAN).getInt(0) & 0xFFFFFFFFL;
-        if (pieces != g.vocab()) throw new WorkbenchException("tokenizer vocab " + pieces + " != model vocab " + g.vocab());
+        if (pieces != g.vocab()) throw new WorkbenchException(ErrorKind.MODEL_MISMATCH, "tokenizer vocab " + pieces + " != model vocab " + g.vocab());
     }
 }

@@ -1,5 +1,6 @@
 package dev.needlewb.converter.v2;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.generation.Generation;
 import dev.needlewb.core.generation.ModelGeometry;
@@ -72,14 +73,14 @@ public final class V2Header implements HeaderCodec {
                 b.i32(OFF_CONV_TAPS), b.i32(OFF_CONV_DILATION), orders, sites, b.f32(OFF_ROPE_THETA),
                 b.i32(CactFormat.OFF_KV_WINDOW), b.i32(CactFormat.OFF_KV_BITS));
         GeometryRules.Violation v = GeometryRules.check(g);
-        if (v != null) throw new FormatException(file, v.headerOffset(), "header geometry: " + v.problem());
+        if (v != null) throw new FormatException(ErrorKind.BAD_HEADER_FIELD, file, v.headerOffset(), "header geometry: " + v.problem());
         return g;
     }
 
     /** The used entries of a count + 4-slot header array; unused slots must be zero. */
     private static int[] usedEntries(CactBytes b, int countOffset, int arrayOffset, String what) throws FormatException {
         long count = b.u32(countOffset);
-        if (count > 4) throw new FormatException(b.file(), countOffset, "header geometry: " + count + " " + what + ", at most 4 fit the header");
+        if (count > 4) throw new FormatException(ErrorKind.BAD_HEADER_FIELD, b.file(), countOffset, "header geometry: " + count + " " + what + ", at most 4 fit the header");
         // _pack_cact pads orders4 / sites4 with zeros
         int[] used = new int[(int) count];
         for (int i = 0; i < 4; i++) {
@@ -87,7 +88,7 @@ public final class V2Header implements HeaderCodec {
             if (i < count) {
                 used[i] = v;
             } else if (v != 0) {
-                throw new FormatException(b.file(), arrayOffset + 4L * i, "header geometry: unused " + what + " slot " + i
+                throw new FormatException(ErrorKind.NONZERO_RESERVED, b.file(), arrayOffset + 4L * i, "header geometry: unused " + what + " slot " + i
                         + " holds " + Integer.toUnsignedString(v) + ", must be 0");
             }
         }

@@ -1,5 +1,6 @@
 package dev.needlewb.converter.v2;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.cact.CactBytes;
@@ -75,7 +76,7 @@ public final class V2Layout {
     static CactLayout read(Geometry g, long numTensors, CactBytes b) throws FormatException {
         Extras extras = extras(g, numTensors);
         if (extras == null) {
-            throw new FormatException(b.file(), CactFormat.OFF_NUM_TENSORS, "num_tensors " + numTensors + " fits no layout of this geometry: "
+            throw new FormatException(ErrorKind.BAD_HEADER_FIELD, b.file(), CactFormat.OFF_NUM_TENSORS, "num_tensors " + numTensors + " fits no layout of this geometry: "
                     + coreCount(g) + " core tensors, then optionally a manifest and 3 tensors per probe head (at most "
                     + ProbeHead.values().length + "), then optionally the tokenizer");
         }
@@ -112,13 +113,13 @@ public final class V2Layout {
         CactDType dtype = CactDType.ofCode(code);
         int ndim = b.u8(rec + CactFormat.REC_NDIM);
         if ((dtype != CactDType.FP16 && dtype != CactDType.FP32) || ndim != 1 || b.u32(rec + CactFormat.REC_SHAPE) != heads) {
-            throw new FormatException(b.file(), index, name, rec, "expected an FP16 vector of " + heads
+            throw new FormatException(ErrorKind.SHAPE_MISMATCH, b.file(), index, name, rec, "expected an FP16 vector of " + heads
                     + " head codes (dtype code " + code + ", ndim " + ndim + ")");
         }
         long offset = b.i64(rec + CactFormat.REC_OFFSET);
         int width = dtype == CactDType.FP16 ? 2 : 4;
         if (offset < 0 || offset > b.length() - (long) width * heads) {
-            throw new FormatException(b.file(), index, name, rec + CactFormat.REC_OFFSET, "blob at " + Long.toUnsignedString(offset)
+            throw new FormatException(ErrorKind.BAD_OFFSET, b.file(), index, name, rec + CactFormat.REC_OFFSET, "blob at " + Long.toUnsignedString(offset)
                     + " runs past the end of the file (" + b.length() + " bytes)");
         }
         List<ProbeHead> list = new ArrayList<>();
@@ -126,7 +127,7 @@ public final class V2Layout {
             double value = width == 2 ? b.f16(offset + 2L * i) : b.f32(offset + 4L * i);
             ProbeHead h = ProbeHead.ofCode(value);
             if (h == null || (!list.isEmpty() && h.ordinal() <= list.getLast().ordinal())) {
-                throw new FormatException(b.file(), index, name, offset + (long) width * i, "head code " + value
+                throw new FormatException(ErrorKind.BAD_CODE, b.file(), index, name, offset + (long) width * i, "head code " + value
                         + " is not 1 (contrastive) or 2 (confidence) in increasing order");
             }
             list.add(h);

@@ -1,5 +1,6 @@
 package dev.needlewb.converter.v2;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.converter.cact.CactBytes;
 import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.converter.cact.HeaderCodec;
@@ -41,7 +42,7 @@ final class V2LegacyHeader implements HeaderCodec {
         if (v != null) {
             // the two fields the legacy header holds are at the same offsets as in the current one
             boolean stored = v.headerOffset() == CactFormat.OFF_KV_WINDOW || v.headerOffset() == CactFormat.OFF_KV_BITS;
-            throw new FormatException(file, stored ? v.headerOffset() : FormatException.NO_OFFSET,
+            throw new FormatException(stored ? ErrorKind.BAD_HEADER_FIELD : ErrorKind.BAD_GEOMETRY, file, stored ? v.headerOffset() : FormatException.NO_OFFSET,
                     (stored ? "header: " : "geometry given for the legacy header: ") + v.problem());
         }
         return g;

@@ -3,6 +3,7 @@ package dev.needlewb.converter.cact;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.generation.Generation;
 import dev.needlewb.golden.Golden;
@@ -28,8 +29,7 @@ class CactGenerationsTest {
     void upstreamsNeedle3FileIsRefusedAsNeedle3NotAsABadTag() throws Exception {
         byte[] v3 = Files.readAllBytes(Golden.v3mini("mini3.cact"));
         assertThat(ByteBuffer.wrap(v3).order(ByteOrder.LITTLE_ENDIAN).getInt(0)).isEqualTo(Generation.NEEDLE3.tag());
-        assertThat(refusal(v3, "mini3.cact").getMessage()).isEqualTo("mini3.cact: at byte 0: tag 0x05E12A84 marks a Needle 3 file:"
-                + " Needle 3 is not supported yet (this version reads Needle 2)");
+        assertThat(refusal(v3, "mini3.cact").kind()).isEqualTo(ErrorKind.WRONG_GENERATION);
     }
 
     @Test
@@ -37,9 +37,11 @@ class CactGenerationsTest {
         // upstream v2.0.1-2.0.2 wrote <IIIII> (tag, num_tensors, codebook_len, kv_window, kv_bits) before the codebook
         byte[] legacy = Files.readAllBytes(Golden.mini("mini.cact"));
         ByteBuffer.wrap(legacy).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 0x05E12A82);
-        assertThat(refusal(legacy, "old.cact").getMessage()).isEqualTo("old.cact: at byte 0: tag 0x05E12A82 marks Needle 2's legacy"
-                + " header (upstream v2.0.1-2.0.2), which stores no geometry: give the model's config with --config (a checkpoint .pkl"
-                + " or a JSON config); convert FILE --to NEW.cact --config C upgrades it to 0x05E12A83");
+        FormatException e = refusal(legacy, "old.cact");
+        assertThat(e.kind()).isEqualTo(ErrorKind.BAD_TAG);
+        // the wording is the point: it tells what to do with such a file
+        assertThat(e).hasMessageContaining("give the model's config with --config (a checkpoint .pkl or a JSON config);"
+                + " convert FILE --to NEW.cact --config C upgrades it to 0x05E12A83");
     }
 
     @Test

@@ -1,14 +1,16 @@
 package dev.needlewb.converter.convert;
 
+import static dev.needlewb.core.Refusals.malformed;
+import static dev.needlewb.core.Refusals.refused;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactWriter;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.converter.flax.FlaxCheckpointWriter;
+import dev.needlewb.core.FormatException;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.v2.ProbeHead;
@@ -153,8 +155,7 @@ class ConverterTest {
         Path st = tmp.resolve("mini.safetensors");
         Converter.run(request(MINI_CACT, st), QUIET);
         byte[] before = Files.readAllBytes(st);
-        assertThatThrownBy(() -> Converter.run(withBase(st, MINI_CACT, MINI_CACT), QUIET))
-                .isInstanceOf(WorkbenchException.class).hasMessageContaining("refusing to overwrite the input");
+        refused(ErrorKind.OUTPUT_CONFLICT, () -> Converter.run(withBase(st, MINI_CACT, MINI_CACT), QUIET));
         assertThat(Files.readAllBytes(st)).isEqualTo(before);
     }
 
@@ -169,9 +170,10 @@ class ConverterTest {
         Path bad = tmp.resolve("bad.pkl");
         FlaxCheckpointWriter.write(ckpt.withParams(params), bad);
         Path out = tmp.resolve("bad.cact");
-        assertThatThrownBy(() -> Converter.run(new ConvertRequest(bad, out, null, null, null, TOK, null, null, false), QUIET))
-                .isInstanceOf(WorkbenchException.class).hasMessageContaining("stack/layers/block/self_attn/k_proj/kernel")
-                .hasMessageContaining("NaN at element 24903 = [3, 5, 7]");
+        FormatException e = malformed(ErrorKind.NON_FINITE, () -> Converter.run(new ConvertRequest(bad, out, null, null, null, TOK, null, null, false), QUIET));
+        assertThat(e.file()).isEqualTo(bad);
+        assertThat(e.tensorName()).isEqualTo("stack/layers/block/self_attn/k_proj/kernel");
+        assertThat(e).hasMessageContaining("at element 24903) = [3, 5, 7]"); // the element's index is in the wording only
         assertThat(out).doesNotExist();
         try (var files = Files.list(tmp)) {
             assertThat(files).containsExactly(bad);
@@ -187,8 +189,8 @@ class ConverterTest {
         try (var out = Files.newOutputStream(st)) {
             Safetensors.write(out, dict, Map.of());
         }
-        assertThatThrownBy(() -> Converter.run(withBase(st, tmp.resolve("x.cact"), MINI_CACT), QUIET))
-                .isInstanceOf(WorkbenchException.class).hasMessageContaining("layers.99.attn.q_proj.weight");
+        assertThat(malformed(ErrorKind.UNKNOWN_KEY, () -> Converter.run(withBase(st, tmp.resolve("x.cact"), MINI_CACT), QUIET)).tensorName())
+                .isEqualTo("layers.99.attn.q_proj.weight");
     }
 
     @Test
@@ -203,8 +205,7 @@ class ConverterTest {
         CactWriter.write(SyntheticCact.build(wider, 3, List.of(ProbeHead.CONTRASTIVE, ProbeHead.CONFIDENCE),
                 SyntheticTokenizerBlob.of(g.vocab(), 20_000)), base);
         Path out = tmp.resolve("out.cact");
-        assertThatThrownBy(() -> Converter.run(withBase(st, out, base), QUIET))
-                .isInstanceOf(WorkbenchException.class).hasMessageContaining("mhc.a_pre").hasMessageContaining("the model needs [7]");
+        assertThat(malformed(ErrorKind.SHAPE_MISMATCH, () -> Converter.run(withBase(st, out, base), QUIET)).tensorName()).isEqualTo("mhc.a_pre");
         assertThat(out).doesNotExist();
     }
 

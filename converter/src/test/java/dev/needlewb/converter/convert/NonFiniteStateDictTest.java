@@ -1,13 +1,14 @@
 package dev.needlewb.converter.convert;
 
+import static dev.needlewb.core.Refusals.malformed;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.converter.safetensors.Safetensors;
 import dev.needlewb.converter.torch.TorchStateDict;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.io.NpyArray;
 import java.io.ByteArrayOutputStream;
@@ -84,10 +85,9 @@ class NonFiniteStateDictTest {
                 byte[] bytes = safetensors(dtype, bad);
                 Files.write(file, bytes);
                 long offset = offsetOf(bytes, "bad", AT);
-                assertThatThrownBy(() -> StateDictFiles.read(file, Format.SAFETENSORS, NonFinitePolicy.REFUSE))
-                        .isInstanceOf(FormatException.class)
-                        .hasMessage(file + ": tensor 1 (bad) at byte " + offset + ": 1 value is not finite (first: " + (float) bad
-                                + " at element " + AT + "); " + NonFinitePolicy.OVERRIDE_HINT);
+                assertThat(malformed(ErrorKind.NON_FINITE, () -> StateDictFiles.read(file, Format.SAFETENSORS, NonFinitePolicy.REFUSE)))
+                        .extracting(FormatException::file, FormatException::tensorIndex, FormatException::tensorName, FormatException::offset)
+                        .containsExactly(file, 1, "bad", offset);
                 NpyArray read = StateDictFiles.read(file, Format.SAFETENSORS, NonFinitePolicy.ALLOW).tensors().get("bad");
                 double got = read.asDoubles()[AT];
                 assertThat(Double.doubleToLongBits(got)).as(dtype + " " + bad).isEqualTo(Double.doubleToLongBits(bad));
@@ -105,8 +105,8 @@ class NonFiniteStateDictTest {
             dict.put("fine", NpyArray.ofFloats(new int[] {2}, new float[] {1, 2}));
             dict.put("layers.0.norm_in.weight", NpyArray.ofFloats(new int[] {ELEMENTS}, v));
             TorchStateDict.write(dict, file);
-            assertThatThrownBy(() -> StateDictFiles.read(file, Format.TORCH, NonFinitePolicy.REFUSE))
-                    .isInstanceOf(FormatException.class)
+            // the element and the way out are in the wording only
+            assertThat(malformed(ErrorKind.NON_FINITE, () -> StateDictFiles.read(file, Format.TORCH, NonFinitePolicy.REFUSE)))
                     .hasMessage(file + ": tensor 1 (layers.0.norm_in.weight): 1 value is not finite (first: " + (float) bad
                             + " at element " + AT + "); " + NonFinitePolicy.OVERRIDE_HINT);
             assertThat(StateDictFiles.read(file, Format.TORCH, NonFinitePolicy.ALLOW).tensors()).hasSize(2);

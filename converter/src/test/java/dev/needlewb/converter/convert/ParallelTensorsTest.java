@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -48,7 +49,7 @@ class ParallelTensorsTest {
     @Test
     void theFailureOfTheLowestIndexIsThrown() {
         WorkbenchException e = assertThrows(WorkbenchException.class, () -> ParallelTensors.map(COUNT, ParallelTensorsTest::cost, i -> {
-            if (i % 7 == 3) throw new WorkbenchException("task " + i);
+            if (i % 7 == 3) throw new WorkbenchException(ErrorKind.NON_FINITE, "task " + i);
             return i;
         }, n -> {}));
         assertEquals("task 3", e.getMessage());

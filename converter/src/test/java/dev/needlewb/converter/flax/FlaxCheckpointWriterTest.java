@@ -1,9 +1,9 @@
 package dev.needlewb.converter.flax;
 
+import static dev.needlewb.core.Refusals.refused;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Files;
@@ -107,8 +107,7 @@ class FlaxCheckpointWriterTest {
         Path input = tmp.resolve("in.pkl");
         Files.copy(Golden.mini("mini.ckpt.pkl"), input);
         FlaxCheckpoint ckpt = FlaxCheckpointReader.read(input);
-        assertThatThrownBy(() -> FlaxCheckpointWriter.write(ckpt, tmp.resolve("./in.pkl"), input))
-                .isInstanceOf(WorkbenchException.class).hasMessageContaining("refusing to overwrite the input");
+        refused(ErrorKind.OUTPUT_CONFLICT, () -> FlaxCheckpointWriter.write(ckpt, tmp.resolve("./in.pkl"), input));
         assertThat(Files.mismatch(input, Golden.mini("mini.ckpt.pkl"))).isEqualTo(-1L);
     }
 }

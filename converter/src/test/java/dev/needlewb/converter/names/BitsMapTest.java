@@ -1,8 +1,9 @@
 package dev.needlewb.converter.names;
 
+import static dev.needlewb.core.Refusals.refused;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import org.junit.jupiter.api.Test;
 
@@ -38,9 +39,10 @@ class BitsMapTest {
 
     @Test
     void badSpecsAreRefused() {
-        assertThatThrownBy(() -> BitsMap.parse("embedding=4")).isInstanceOf(WorkbenchException.class).hasMessageContaining("needs a default");
-        assertThatThrownBy(() -> BitsMap.parse("default=5")).isInstanceOf(WorkbenchException.class).hasMessageContaining("unsupported width 5");
-        assertThatThrownBy(() -> BitsMap.parse("default=two")).isInstanceOf(WorkbenchException.class).hasMessageContaining("'two' is not a width");
-        assertThatThrownBy(() -> BitsMap.parse("embedding,default=2")).isInstanceOf(WorkbenchException.class).hasMessageContaining("not key=bits");
+        // all are BAD_OPTION: which rule of the spec refused is in the wording only
+        assertThat(refused(ErrorKind.BAD_OPTION, () -> BitsMap.parse("embedding=4"))).hasMessageContaining("needs a default");
+        assertThat(refused(ErrorKind.BAD_OPTION, () -> BitsMap.parse("default=5"))).hasMessageContaining("unsupported width 5");
+        assertThat(refused(ErrorKind.BAD_OPTION, () -> BitsMap.parse("default=two"))).hasMessageContaining("'two' is not a width");
+        assertThat(refused(ErrorKind.BAD_OPTION, () -> BitsMap.parse("embedding,default=2"))).hasMessageContaining("not key=bits");
     }
 }

@@ -1,5 +1,6 @@
 package dev.needlewb.core.io;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -42,7 +43,7 @@ public final class AtomicFileWriter {
         } catch (IOException | WorkbenchException e) {
             TempFiles.discard(temp);
             if (e instanceof WorkbenchException w) throw w;
-            throw new WorkbenchException(target + ": cannot write: " + e, e);
+            throw new WorkbenchException(ErrorKind.IO, target + ": cannot write: " + e, e);
         }
         syncDirectory(target.toAbsolutePath().getParent());
     }
@@ -56,7 +57,7 @@ public final class AtomicFileWriter {
         Path absolute = target.toAbsolutePath();
         for (Path input : inputs) {
             if (sameFile(absolute, input)) {
-                throw new WorkbenchException(target + ": refusing to overwrite the input file " + input);
+                throw new WorkbenchException(ErrorKind.OUTPUT_CONFLICT, target + ": refusing to overwrite the input file " + input);
             }
         }
         Path temp = null;
@@ -71,7 +72,7 @@ public final class AtomicFileWriter {
             temp = null;
             return staged;
         } catch (IOException e) {
-            throw new WorkbenchException(target + ": cannot write: " + e, e);
+            throw new WorkbenchException(ErrorKind.IO, target + ": cannot write: " + e, e);
         } finally {
             if (temp != null) TempFiles.discard(temp);
         }
@@ -82,7 +83,7 @@ public final class AtomicFileWriter {
             if (!Files.exists(target) || !Files.exists(input)) return target.normalize().equals(input.toAbsolutePath().normalize());
             return Files.isSameFile(target, input);
         } catch (IOException e) {
-            throw new WorkbenchException(target + ": cannot compare with input " + input + ": " + e, e);
+            throw new WorkbenchException(ErrorKind.IO, target + ": cannot compare with input " + input + ": " + e, e);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.needlewb.core.io;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -42,7 +43,7 @@ public final class FileSnapshot implements AutoCloseable {
             FileSnapshot snapshot = readOnce(file);
             if (snapshot != null) return snapshot;
         }
-        throw new WorkbenchException(file + ": the file changed while it was being read (" + ATTEMPTS
+        throw new WorkbenchException(ErrorKind.FILE_CHANGED, file + ": the file changed while it was being read (" + ATTEMPTS
                 + " attempts); run again once nothing is writing it");
     }
 
@@ -70,7 +71,7 @@ public final class FileSnapshot implements AutoCloseable {
         try {
             return arena.allocate(size, ALIGNMENT);
         } catch (OutOfMemoryError e) {
-            throw new WorkbenchException(file + ": " + size + " bytes do not fit in memory (" + e.getMessage() + ")", e);
+            throw new WorkbenchException(ErrorKind.TOO_LARGE, file + ": " + size + " bytes do not fit in memory (" + e.getMessage() + ")", e);
         }
     }
 

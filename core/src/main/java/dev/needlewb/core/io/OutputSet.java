@@ -1,5 +1,6 @@
 package dev.needlewb.core.io;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -57,14 +58,14 @@ public final class OutputSet implements FileOutput, AutoCloseable {
         for (Path t : absolute) {
             if (!t.getParent().equals(dir)) throw new IllegalArgumentException(t + " is not in " + dir);
         }
-        if (!Files.isDirectory(dir)) throw new WorkbenchException(targets.getFirst() + ": cannot write: the folder " + dir + " does not exist");
+        if (!Files.isDirectory(dir)) throw new WorkbenchException(ErrorKind.IO, targets.getFirst() + ": cannot write: the folder " + dir + " does not exist");
         Path lockFile = dir.resolve("." + primary.getFileName() + ".lock");
         FileChannel ch = null;
         try {
             ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             FileLock lock = tryLock(ch);
             if (lock == null) {
-                throw new WorkbenchException(targets.getFirst() + ": another process is writing it (it holds " + lockFile
+                throw new WorkbenchException(ErrorKind.OUTPUT_CONFLICT, targets.getFirst() + ": another process is writing it (it holds " + lockFile
                         + "); run again when it has finished");
             }
             OutputSet set = new OutputSet(dir, absolute, ch, lock, dir.resolve("." + primary.getFileName() + ".commit"));
@@ -78,7 +79,7 @@ public final class OutputSet implements FileOutput, AutoCloseable {
             }
             return set;
         } catch (IOException e) {
-            throw new WorkbenchException(targets.getFirst() + ": cannot lock " + lockFile + ": " + e.getMessage(), e);
+            throw new WorkbenchException(ErrorKind.IO, targets.getFirst() + ": cannot lock " + lockFile + ": " + e.getMessage(), e);
         } finally {
             if (ch != null) {
                 try {
@@ -135,7 +136,7 @@ public final class OutputSet implements FileOutput, AutoCloseable {
                 AtomicFileWriter.syncDirectory(dir);
             } catch (IOException e) {
                 staged.values().forEach(TempFiles::release);
-                throw new WorkbenchException(targets.getFirst() + ": cannot put the written files in place: " + e
+                throw new WorkbenchException(ErrorKind.IO, targets.getFirst() + ": cannot put the written files in place: " + e
                         + " (the next run to this target finishes what " + record.getFileName() + " lists)", e);
             }
         }
@@ -151,7 +152,7 @@ public final class OutputSet implements FileOutput, AutoCloseable {
                 Path target = pair.length == 2 ? dir.resolve(pair[1]).normalize() : null;
                 // only renames this class writes: a temporary file of a target of this set over that target
                 if (target == null || !targets.contains(target) || !TempFiles.isTempOf(pair[0], target)) {
-                    throw new WorkbenchException(record + ": not a commit record of " + targets.getFirst().getFileName()
+                    throw new WorkbenchException(ErrorKind.IO, record + ": not a commit record of " + targets.getFirst().getFileName()
                             + " (line '" + line + "'); remove it by hand once you have checked the files");
                 }
                 renames.add(pair);
@@ -164,7 +165,7 @@ public final class OutputSet implements FileOutput, AutoCloseable {
             Files.delete(record);
             AtomicFileWriter.syncDirectory(dir);
         } catch (IOException e) {
-            throw new WorkbenchException(record + ": cannot finish the interrupted commit it records: " + e.getMessage(), e);
+            throw new WorkbenchException(ErrorKind.IO, record + ": cannot finish the interrupted commit it records: " + e.getMessage(), e);
         }
     }
 
@@ -176,7 +177,7 @@ public final class OutputSet implements FileOutput, AutoCloseable {
             }
             for (Path temp : TempFiles.leftOver(record)) Files.deleteIfExists(temp);
         } catch (IOException e) {
-            throw new WorkbenchException(targets.getFirst() + ": cannot remove temporary files of an earlier run: " + e.getMessage(), e);
+            throw new WorkbenchException(ErrorKind.IO, targets.getFirst() + ": cannot remove temporary files of an earlier run: " + e.getMessage(), e);
         }
     }
 

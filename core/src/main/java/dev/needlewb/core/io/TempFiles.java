@@ -1,5 +1,6 @@
 package dev.needlewb.core.io;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -40,7 +41,7 @@ public final class TempFiles {
             RANDOM.nextBytes(id);
             Path temp = dir.resolve("." + target.getFileName() + "." + HexFormat.of().formatHex(id) + ".tmp");
             synchronized (COMMIT) {
-                if (stopping) throw new WorkbenchException(target + ": not written: the JVM is shutting down");
+                if (stopping) throw new WorkbenchException(ErrorKind.IO, target + ": not written: the JVM is shutting down");
                 try {
                     Files.createFile(temp);
                 } catch (FileAlreadyExistsException e) {
@@ -66,7 +67,7 @@ public final class TempFiles {
 
     /** Fails once the shutdown hook has run: a rename must not follow the deletion of its source. Call holding {@link #COMMIT}. */
     static void checkRunning(Path target) throws WorkbenchException {
-        if (stopping) throw new WorkbenchException(target + ": not written: the JVM is shutting down");
+        if (stopping) throw new WorkbenchException(ErrorKind.IO, target + ": not written: the JVM is shutting down");
     }
 
     /** Deletes {@code temp} if present and forgets it; a failure is not reported (an earlier error is the one that matters). */

@@ -1,5 +1,6 @@
 package dev.needlewb.core.io;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import java.io.IOException;
@@ -27,7 +28,7 @@ public final class TextFiles {
         try {
             long size = Files.size(file);
             if (size > maxBytes) {
-                throw new FormatException(file, FormatException.NO_OFFSET, size + " bytes is more than a file of " + what
+                throw new FormatException(ErrorKind.TOO_LARGE, file, FormatException.NO_OFFSET, size + " bytes is more than a file of " + what
                         + " holds (at most " + maxBytes + ")");
             }
             bytes = Files.readAllBytes(file);
@@ -41,7 +42,7 @@ public final class TextFiles {
         CoderResult result = decoder.decode(in, out, true);
         if (!result.isError()) result = decoder.flush(out);
         if (result.isError()) {
-            throw new FormatException(file, in.position(), String.format("not a text file of %s: byte 0x%02X starts no UTF-8 character",
+            throw new FormatException(ErrorKind.BAD_TEXT, file, in.position(), String.format("not a text file of %s: byte 0x%02X starts no UTF-8 character",
                     what, bytes[in.position()] & 0xFF));
         }
         return out.flip().toString();

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
-import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.ErrorKind;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,16 +45,20 @@ public final class JsonOrigin {
         return new JsonOrigin(source, text, line, base.append(path));
     }
 
-    /** {@code source: line N: $.path} for the value at {@code path} (relative to this origin); the line is left out when unknown. */
-    public String where(JsonPath path) {
-        JsonPath full = base.append(path);
-        int at = line > 0 ? line : text == null ? 0 : lineOf(text, full.outerDocument());
-        return source + (at > 0 ? ": line " + at : "") + ": " + full;
+    /** The error for the value at {@code path} (relative to this origin): {@code source: line N: $.path: what}. */
+    public JsonException error(ErrorKind kind, JsonPath path, String what) {
+        return error(kind, path, "", what);
     }
 
-    /** The error for the value at {@code path}: {@code source: line N: $.path: what}. */
-    public WorkbenchException error(JsonPath path, String what) {
-        return new WorkbenchException(where(path) + ": " + what);
+    /**
+     * The error for the value at {@code path} with {@code note} printed after the path:
+     * {@code source: line N: $.path note: what}; the line is left out when unknown.
+     */
+    public JsonException error(ErrorKind kind, JsonPath path, String note, String what) {
+        JsonPath full = base.append(path);
+        int at = line > 0 ? line : text == null ? 0 : lineOf(text, full.outerDocument());
+        String where = source + (at > 0 ? ": line " + at : "") + ": " + full;
+        return new JsonException(kind, where + note + ": " + what, source, at, full);
     }
 
     /** The 1-based line where the value at {@code path} (or the key naming it) starts in {@code text}; 0 if not found. */

@@ -1,5 +1,6 @@
 package dev.needlewb.core.tokenizer;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -42,9 +43,9 @@ final class ProtoReader {
         long key = varint();
         fieldNumber = (int) (key >>> 3);
         wireType = (int) (key & 7);
-        if (key >>> 3 == 0 || key >>> 3 > 0x1FFFFFFF) throw error(fieldStart, "field number " + (key >>> 3) + " is invalid");
+        if (key >>> 3 == 0 || key >>> 3 > 0x1FFFFFFF) throw error(ErrorKind.BAD_TOKENIZER, fieldStart, "field number " + (key >>> 3) + " is invalid");
         if (wireType != VARINT && wireType != FIXED64 && wireType != LEN && wireType != FIXED32) {
-            throw error(fieldStart, "field " + fieldNumber + " has unsupported wire type " + wireType);
+            throw error(ErrorKind.BAD_TOKENIZER, fieldStart, "field " + fieldNumber + " has unsupported wire type " + wireType);
         }
         return true;
     }
@@ -68,7 +69,7 @@ final class ProtoReader {
     int readInt32() throws FormatException {
         expect(VARINT);
         long v = varint();
-        if (v != (int) v) throw error(fieldStart, "field " + fieldNumber + " value " + v + " does not fit int32");
+        if (v != (int) v) throw error(ErrorKind.BAD_TOKENIZER, fieldStart, "field " + fieldNumber + " value " + v + " does not fit int32");
         return (int) v;
     }
 
@@ -102,17 +103,17 @@ final class ProtoReader {
     String readString() throws FormatException {
         int start = readLengthDelimited();
         String s = Utf8.decodeStrict(Arrays.copyOfRange(data, start, lastEnd));
-        if (s == null) throw error(start, "field " + fieldNumber + " is not valid UTF-8");
+        if (s == null) throw error(ErrorKind.BAD_TOKENIZER, start, "field " + fieldNumber + " is not valid UTF-8");
         return s;
     }
 
-    FormatException error(long offset, String problem) {
-        return new FormatException(file, offset, message + ": " + problem);
+    FormatException error(ErrorKind kind, long offset, String problem) {
+        return new FormatException(kind, file, offset, message + ": " + problem);
     }
 
     private void expect(int type) throws FormatException {
         if (wireType != type) {
-            throw error(fieldStart, "field " + fieldNumber + " has wire type " + wireType + ", expected " + type);
+            throw error(ErrorKind.BAD_TOKENIZER, fieldStart, "field " + fieldNumber + " has wire type " + wireType + ", expected " + type);
         }
     }
 
@@ -120,14 +121,14 @@ final class ProtoReader {
         int at = pos;
         long len = varint();
         if (len < 0 || len > end - pos) {
-            throw error(at, "field " + fieldNumber + " length " + len + " runs past the message end (" + (end - pos) + " bytes left)");
+            throw error(ErrorKind.TRUNCATED, at, "field " + fieldNumber + " length " + len + " runs past the message end (" + (end - pos) + " bytes left)");
         }
         return (int) len;
     }
 
     /** Consumes n bytes, returning where they start. */
     private int take(int n) throws FormatException {
-        if (n > end - pos) throw error(pos, "field " + fieldNumber + " needs " + n + " bytes, " + (end - pos) + " left");
+        if (n > end - pos) throw error(ErrorKind.TRUNCATED, pos, "field " + fieldNumber + " needs " + n + " bytes, " + (end - pos) + " left");
         int at = pos;
         pos += n;
         return at;
@@ -137,11 +138,11 @@ final class ProtoReader {
         int start = pos;
         long result = 0;
         for (int shift = 0; shift < 64; shift += 7) {
-            if (pos >= end) throw error(start, "varint runs past the message end");
+            if (pos >= end) throw error(ErrorKind.TRUNCATED, start, "varint runs past the message end");
             int b = data[pos++] & 0xFF;
             result |= (long) (b & 0x7F) << shift;
             if (b < 0x80) return result;
         }
-        throw error(start, "varint longer than 10 bytes");
+        throw error(ErrorKind.BAD_TOKENIZER, start, "varint longer than 10 bytes");
     }
 }

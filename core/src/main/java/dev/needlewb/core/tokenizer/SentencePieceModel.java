@@ -1,5 +1,6 @@
 package dev.needlewb.core.tokenizer;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import java.io.IOException;
@@ -68,7 +69,7 @@ public final class SentencePieceModel {
     public static SentencePieceModel read(Path file) throws WorkbenchException {
         try {
             long size = Files.size(file);
-            if (size > Integer.MAX_VALUE - 8) throw new FormatException(file, 0, "ModelProto: file of " + size + " bytes is too large");
+            if (size > Integer.MAX_VALUE - 8) throw new FormatException(ErrorKind.TOO_LARGE, file, 0, "ModelProto: file of " + size + " bytes is too large");
             return parse(Files.readAllBytes(file), file);
         } catch (IOException e) {
             throw WorkbenchException.cannotRead(file, e);
@@ -87,7 +88,7 @@ public final class SentencePieceModel {
                 default -> top.skip();
             }
         }
-        if (model.pieces.isEmpty()) throw new FormatException(file, 0, "ModelProto: no pieces");
+        if (model.pieces.isEmpty()) throw new FormatException(ErrorKind.BAD_TOKENIZER, file, 0, "ModelProto: no pieces");
         return model;
     }
 
@@ -104,7 +105,7 @@ public final class SentencePieceModel {
                 case PIECE_TYPE -> {
                     int at = r.fieldStart();
                     int v = r.readInt32();
-                    if (v < 1 || v > Type.values().length) throw r.error(at, "type " + v + " is not one of 1..6");
+                    if (v < 1 || v > Type.values().length) throw r.error(ErrorKind.BAD_TOKENIZER, at, "type " + v + " is not one of 1..6");
                     type = Type.values()[v - 1];
                 }
                 default -> r.skip();
@@ -151,16 +152,16 @@ public final class SentencePieceModel {
         String[] names = {"pad_id", "eos_id", "bos_id", "unk_id"};
         for (int k = 0; k < ids.length; k++) {
             if (ids[k][0] != ids[k][1]) {
-                throw new FormatException(file, FormatException.NO_OFFSET, "TrainerSpec " + names[k] + " is " + ids[k][0]
+                throw new FormatException(ErrorKind.BAD_TOKENIZER, file, FormatException.NO_OFFSET, "TrainerSpec " + names[k] + " is " + ids[k][0]
                         + " but Needle hard-codes " + ids[k][1] + " (pad 0, eos 1, bos 2, unk 3)");
             }
         }
         if (pieces.size() <= SpecialTokens.UNK_ID) {
-            throw new FormatException(file, 0, "ModelProto: " + pieces.size() + " pieces cannot hold the special ids 0..3");
+            throw new FormatException(ErrorKind.BAD_TOKENIZER, file, 0, "ModelProto: " + pieces.size() + " pieces cannot hold the special ids 0..3");
         }
         Piece unk = pieces.get(SpecialTokens.UNK_ID);
         if (unk.type() != Type.UNKNOWN) {
-            throw new FormatException(file, unk.offset(), "ModelProto: piece 3 ('" + unk.text() + "') must be UNKNOWN, is " + unk.type());
+            throw new FormatException(ErrorKind.BAD_TOKENIZER, file, unk.offset(), "ModelProto: piece 3 ('" + unk.text() + "') must be UNKNOWN, is " + unk.type());
         }
         Set<String> markers = new HashSet<>(SpecialTokens.CHAT_MARKERS);
         Map<String, Integer> seen = new HashMap<>();
@@ -171,7 +172,7 @@ public final class SentencePieceModel {
             Piece p = pieces.get(i);
             Integer earlier = seen.putIfAbsent(p.text(), i);
             if (earlier != null) {
-                throw new FormatException(file, p.offset(), "ModelProto: piece " + i + " repeats piece " + earlier + " ('" + p.text() + "')");
+                throw new FormatException(ErrorKind.BAD_TOKENIZER, file, p.offset(), "ModelProto: piece " + i + " repeats piece " + earlier + " ('" + p.text() + "')");
             }
             PieceType type = switch (p.type()) {
                 case CONTROL -> PieceType.CONTROL;
@@ -180,7 +181,7 @@ public final class SentencePieceModel {
                 default -> markers.contains(p.text()) ? PieceType.USER_DEFINED : PieceType.NORMAL;
             };
             String problem = TokenizerVocab.pieceProblem(p.text(), type, p.score());
-            if (problem != null) throw new FormatException(file, p.offset(), "ModelProto: piece " + i + ": " + problem);
+            if (problem != null) throw new FormatException(ErrorKind.BAD_TOKENIZER, file, p.offset(), "ModelProto: piece " + i + ": " + problem);
             texts.add(p.text());
             types.add(type);
             scores[i] = p.score();

@@ -1,5 +1,6 @@
 package dev.needlewb.core.tokenizer;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -110,7 +111,7 @@ public final class Tokenizer {
         int total = 0;
         for (int id : ids) {
             if (id < 0 || id >= decodedBytes.length) {
-                throw new WorkbenchException("token id " + id + " is outside the vocabulary (ids 0.." + (decodedBytes.length - 1) + ")");
+                throw new WorkbenchException(ErrorKind.BAD_PROMPT, "token id " + id + " is outside the vocabulary (ids 0.." + (decodedBytes.length - 1) + ")");
             }
             total += decodedBytes[id].length;
         }

@@ -1,5 +1,6 @@
 package dev.needlewb.core.tokenizer;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -31,20 +32,20 @@ final class TokenizerBlobParser {
     TokenizerVocab parse() throws FormatException {
         long length = blob.byteSize();
         if (length < TokenizerVocab.HEADER_BYTES) {
-            throw error(0, "blob of " + length + " bytes is shorter than the " + TokenizerVocab.HEADER_BYTES + "-byte header");
+            throw error(ErrorKind.TRUNCATED, 0, "blob of " + length + " bytes is shorter than the " + TokenizerVocab.HEADER_BYTES + "-byte header");
         }
         long n = u32(0);
         long maxPieces = Math.min((length - TokenizerVocab.HEADER_BYTES) / TokenizerVocab.RECORD_HEAD_BYTES,
                 Integer.MAX_VALUE - 8);
         if (n > maxPieces) {
-            throw error(0, "n_pieces " + n + " cannot fit in " + length + " bytes (at most " + maxPieces + ")");
+            throw error(ErrorKind.BAD_HEADER_FIELD, 0, "n_pieces " + n + " cannot fit in " + length + " bytes (at most " + maxPieces + ")");
         }
         String idProblem = TokenizerVocab.idProblem(n, u32(4), u32(8), u32(12), u32(16));
-        if (idProblem != null) throw error(4, idProblem);
+        if (idProblem != null) throw error(ErrorKind.BAD_TOKENIZER, 4, idProblem);
         boolean addDummyPrefix = flag(20, "add_dummy_prefix");
         boolean byteFallback = flag(21, "byte_fallback");
         int reserved = Short.toUnsignedInt(blob.get(U16, 22));
-        if (reserved != 0) throw error(22, "reserved header field is " + reserved + ", expected 0");
+        if (reserved != 0) throw error(ErrorKind.NONZERO_RESERVED, 22, "reserved header field is " + reserved + ", expected 0");
 
         int count = (int) n;
         String[] pieces = new String[count];
@@ -54,27 +55,27 @@ final class TokenizerBlobParser {
         for (int i = 0; i < count; i++) {
             long record = off;
             if (length - off < TokenizerVocab.RECORD_HEAD_BYTES) {
-                throw error(off, "piece " + i + " of " + count + ": record header runs past the blob end (" + length + " bytes)");
+                throw error(ErrorKind.TRUNCATED, off, "piece " + i + " of " + count + ": record header runs past the blob end (" + length + " bytes)");
             }
             float score = blob.get(F32, off);
             int typeCode = Byte.toUnsignedInt(blob.get(ValueLayout.JAVA_BYTE, off + 4));
             int len = Short.toUnsignedInt(blob.get(U16, off + 5));
             off += TokenizerVocab.RECORD_HEAD_BYTES;
             PieceType type = PieceType.ofCode(typeCode);
-            if (type == null) throw error(record + 4, "piece " + i + ": type " + typeCode + " is not one of 0..4");
+            if (type == null) throw error(ErrorKind.BAD_TOKENIZER, record + 4, "piece " + i + ": type " + typeCode + " is not one of 0..4");
             if (len > length - off) {
-                throw error(record + 5, "piece " + i + ": length " + len + " runs past the blob end (" + (length - off) + " bytes left)");
+                throw error(ErrorKind.TRUNCATED, record + 5, "piece " + i + ": length " + len + " runs past the blob end (" + (length - off) + " bytes left)");
             }
             String piece = Utf8.decodeStrict(blob.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE));
-            if (piece == null) throw error(off, "piece " + i + ": spelling is not valid UTF-8");
+            if (piece == null) throw error(ErrorKind.BAD_TOKENIZER, off, "piece " + i + ": spelling is not valid UTF-8");
             String problem = TokenizerVocab.pieceProblem(piece, type, score);
-            if (problem != null) throw error(record, "piece " + i + ": " + problem);
+            if (problem != null) throw error(ErrorKind.BAD_TOKENIZER, record, "piece " + i + ": " + problem);
             pieces[i] = piece;
             scores[i] = score;
             types[i] = type;
             off += len;
         }
-        if (off != length) throw error(off, (length - off) + " trailing bytes after the last piece");
+        if (off != length) throw error(ErrorKind.TRAILING_BYTES, off, (length - off) + " trailing bytes after the last piece");
         return new TokenizerVocab(Arrays.asList(pieces), scores, Arrays.asList(types),
                 (int) u32(4), (int) u32(8), (int) u32(12), (int) u32(16), addDummyPrefix, byteFallback);
     }
@@ -85,11 +86,11 @@ final class TokenizerBlobParser {
 
     private boolean flag(long off, String name) throws FormatException {
         int v = Byte.toUnsignedInt(blob.get(ValueLayout.JAVA_BYTE, off));
-        if (v > 1) throw error(off, name + " is " + v + ", expected 0 or 1");
+        if (v > 1) throw error(ErrorKind.BAD_HEADER_FIELD, off, name + " is " + v + ", expected 0 or 1");
         return v == 1;
     }
 
-    private FormatException error(long off, String problem) {
-        return new FormatException(file, tensorIndex, TokenizerVocab.TENSOR_NAME, blobOffset + off, problem);
+    private FormatException error(ErrorKind kind, long off, String problem) {
+        return new FormatException(kind, file, tensorIndex, TokenizerVocab.TENSOR_NAME, blobOffset + off, problem);
     }
 }

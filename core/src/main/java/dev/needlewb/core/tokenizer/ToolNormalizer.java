@@ -6,6 +6,7 @@ import static dev.needlewb.core.json.JsonText.quoted;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.json.JsonOrigin;
 import dev.needlewb.core.json.JsonPath;
@@ -38,29 +39,29 @@ final class ToolNormalizer {
     private ToolNormalizer() {}
 
     static Read read(JsonNode tool, JsonOrigin origin, JsonPath at) throws WorkbenchException {
-        if (!tool.isObject()) throw origin.error(at, "not a tool: " + SHAPES + "; found " + kind(tool));
+        if (!tool.isObject()) throw origin.error(ErrorKind.BAD_SCHEMA, at, "not a tool: " + SHAPES + "; found " + kind(tool));
         JsonNode type = tool.get("type");
         boolean functionType = type != null && type.isTextual() && type.textValue().equals("function");
         if (tool.has("function")) {
-            if (type != null && !functionType) throw origin.error(at.key("type"), "only function tools are supported, found " + type);
+            if (type != null && !functionType) throw origin.error(ErrorKind.UNSUPPORTED, at.key("type"), "only function tools are supported, found " + type);
             onlyKeys(tool, CHAT_KEYS, origin, at, "an OpenAI tool {\"type\": \"function\", \"function\": {...}}");
             JsonNode function = tool.get("function");
-            if (!function.isObject()) throw origin.error(at.key("function"), "must be an object {\"name\", \"description\", \"parameters\"}, found " + kind(function));
+            if (!function.isObject()) throw origin.error(ErrorKind.BAD_SCHEMA, at.key("function"), "must be an object {\"name\", \"description\", \"parameters\"}, found " + kind(function));
             return function(function, ToolShape.OPENAI, FUNCTION_KEYS, origin, at.key("function"));
         }
         if (functionType) return function(tool, ToolShape.OPENAI_FLAT, FLAT_KEYS, origin, at);
         if (!tool.has("name")) {
-            if (tool.has("parameters")) throw origin.error(at, "the tool has no \"name\"");
-            throw origin.error(at, "not a tool: " + SHAPES + "; found keys " + keys(tool));
+            if (tool.has("parameters")) throw origin.error(ErrorKind.MISSING_KEY, at, "the tool has no \"name\"");
+            throw origin.error(ErrorKind.BAD_SCHEMA, at, "not a tool: " + SHAPES + "; found keys " + keys(tool));
         }
         String name = name(tool, origin, at);
         description(tool, false, origin, at);
         JsonNode parameters = tool.get("parameters");
         if (parameters == null) {
-            throw origin.error(at, "tool " + quoted(name) + " has no \"parameters\" (a tool without arguments has \"parameters\": "
+            throw origin.error(ErrorKind.MISSING_KEY, at, "tool " + quoted(name) + " has no \"parameters\" (a tool without arguments has \"parameters\": "
                     + "{\"type\": \"object\", \"properties\": {}})");
         }
-        if (!parameters.isObject()) throw origin.error(at.key("parameters"), "must be a JSON object, found " + kind(parameters));
+        if (!parameters.isObject()) throw origin.error(ErrorKind.BAD_SCHEMA, at.key("parameters"), "must be a JSON object, found " + kind(parameters));
         ObjectNode copy = (ObjectNode) tool.deepCopy();
         if (!flattened(parameters)) return new Read(copy, name, ToolShape.UPSTREAM, at.key("parameters"));
         copy.set("parameters", objectSchema(parameters, origin, at.key("parameters")));
@@ -72,7 +73,7 @@ final class ToolNormalizer {
         onlyKeys(function, allowed, origin, at, "an OpenAI function (" + String.join(", ", allowed.stream().sorted().toList()) + ")");
         String name = name(function, origin, at);
         JsonNode strict = function.get("strict");
-        if (strict != null && !strict.isBoolean() && !strict.isNull()) throw origin.error(at.key("strict"), "must be true or false, found " + kind(strict));
+        if (strict != null && !strict.isBoolean() && !strict.isNull()) throw origin.error(ErrorKind.BAD_SCHEMA, at.key("strict"), "must be true or false, found " + kind(strict));
         ObjectNode tool = NODES.objectNode();
         tool.put("name", name);
         if (description(function, true, origin, at)) tool.set("description", function.get("description"));
@@ -82,7 +83,7 @@ final class ToolNormalizer {
             none.put("type", "object");
             none.putObject("properties");
         } else if (!parameters.isObject()) {
-            throw origin.error(at.key("parameters"), "must be a JSON schema object, found " + kind(parameters));
+            throw origin.error(ErrorKind.BAD_SCHEMA, at.key("parameters"), "must be a JSON schema object, found " + kind(parameters));
         } else {
             tool.set("parameters", parameters.deepCopy());
         }
@@ -91,8 +92,8 @@ final class ToolNormalizer {
 
     private static String name(JsonNode tool, JsonOrigin origin, JsonPath at) throws WorkbenchException {
         JsonNode name = tool.get("name");
-        if (name == null) throw origin.error(at, "the tool has no \"name\"");
-        if (!name.isTextual() || name.textValue().isEmpty()) throw origin.error(at.key("name"), "must be a non-empty string, found " + kind(name));
+        if (name == null) throw origin.error(ErrorKind.MISSING_KEY, at, "the tool has no \"name\"");
+        if (!name.isTextual() || name.textValue().isEmpty()) throw origin.error(ErrorKind.BAD_SCHEMA, at.key("name"), "must be a non-empty string, found " + kind(name));
         return name.textValue();
     }
 
@@ -100,14 +101,14 @@ final class ToolNormalizer {
     private static boolean description(JsonNode tool, boolean nullMeansNone, JsonOrigin origin, JsonPath at) throws WorkbenchException {
         JsonNode d = tool.get("description");
         if (d == null || (nullMeansNone && d.isNull())) return false;
-        if (!d.isTextual()) throw origin.error(at.key("description"), "must be a string, found " + kind(d));
+        if (!d.isTextual()) throw origin.error(ErrorKind.BAD_SCHEMA, at.key("description"), "must be a string, found " + kind(d));
         return true;
     }
 
     private static void onlyKeys(JsonNode object, Set<String> allowed, JsonOrigin origin, JsonPath at, String what) throws WorkbenchException {
         for (Iterator<String> it = object.fieldNames(); it.hasNext(); ) {
             String key = it.next();
-            if (!allowed.contains(key)) throw origin.error(at.key(key), "not a key of " + what);
+            if (!allowed.contains(key)) throw origin.error(ErrorKind.UNKNOWN_KEY, at.key(key), "not a key of " + what);
         }
     }
 
@@ -136,7 +137,7 @@ final class ToolNormalizer {
             ObjectNode spec = (ObjectNode) parameter.getValue().deepCopy();
             JsonNode flag = spec.remove("required");
             if (flag != null && !flag.isBoolean()) {
-                throw origin.error(at.key(parameter.getKey()).key("required"), "must be true or false in the flattened shape, found " + kind(flag));
+                throw origin.error(ErrorKind.BAD_SCHEMA, at.key(parameter.getKey()).key("required"), "must be true or false in the flattened shape, found " + kind(flag));
             }
             if (flag != null && flag.booleanValue()) required.add(parameter.getKey());
             properties.set(parameter.getKey(), spec);

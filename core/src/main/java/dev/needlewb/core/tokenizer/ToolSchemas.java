@@ -5,7 +5,9 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.json.JsonException;
 import dev.needlewb.core.json.JsonOrigin;
 import dev.needlewb.core.json.JsonPath;
 import dev.needlewb.core.json.JsonText;
@@ -72,7 +74,7 @@ public final class ToolSchemas {
             text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
         } catch (CharacterCodingException e) {
-            throw new WorkbenchException(file + ": tools file is not valid UTF-8");
+            throw new WorkbenchException(ErrorKind.BAD_TEXT, file + ": tools file is not valid UTF-8");
         }
         return parse(text, file.toString());
     }
@@ -85,9 +87,9 @@ public final class ToolSchemas {
         } catch (JacksonException e) {
             JsonLocation at = e.getLocation();
             String where = at == null ? "" : " at line " + at.getLineNr() + " column " + at.getColumnNr();
-            throw new WorkbenchException(source + ": not valid JSON" + where + ": " + e.getOriginalMessage());
+            throw new WorkbenchException(ErrorKind.BAD_JSON, source + ": not valid JSON" + where + ": " + e.getOriginalMessage());
         }
-        if (root == null || root.isMissingNode()) throw new WorkbenchException(source + ": tools file is empty");
+        if (root == null || root.isMissingNode()) throw new WorkbenchException(ErrorKind.BAD_JSON, source + ": tools file is empty");
         return of(root, JsonOrigin.document(source, json));
     }
 
@@ -102,11 +104,11 @@ public final class ToolSchemas {
             try {
                 root = PythonJson.parse(value.textValue());
             } catch (JacksonException e) {
-                throw origin.error(JsonPath.ROOT, "tools given as a string must hold JSON: " + e.getOriginalMessage());
+                throw origin.error(ErrorKind.BAD_JSON, JsonPath.ROOT, "tools given as a string must hold JSON: " + e.getOriginalMessage());
             }
-            if (root == null || root.isMissingNode()) throw origin.error(JsonPath.ROOT, "tools given as a string are empty");
+            if (root == null || root.isMissingNode()) throw origin.error(ErrorKind.BAD_JSON, JsonPath.ROOT, "tools given as a string are empty");
         }
-        if (!root.isArray()) throw origin.error(JsonPath.ROOT, "tools must be a JSON array of tool objects, found " + JsonText.kind(root));
+        if (!root.isArray()) throw origin.error(ErrorKind.BAD_SCHEMA, JsonPath.ROOT, "tools must be a JSON array of tool objects, found " + JsonText.kind(root));
         ArrayNode tools = JsonNodeFactory.instance.arrayNode();
         List<String> names = new ArrayList<>();
         List<Source> sources = new ArrayList<>();
@@ -115,7 +117,7 @@ public final class ToolSchemas {
             ToolNormalizer.Read tool = ToolNormalizer.read(root.get(i), origin, JsonPath.ROOT.index(i));
             Integer earlier = seen.putIfAbsent(tool.name(), i);
             if (earlier != null) {
-                throw origin.error(JsonPath.ROOT.index(i), "the name " + JsonText.quoted(tool.name()) + " is used by tool " + earlier + " too");
+                throw origin.error(ErrorKind.BAD_SCHEMA, JsonPath.ROOT.index(i), "the name " + JsonText.quoted(tool.name()) + " is used by tool " + earlier + " too");
             }
             tools.add(tool.tool());
             names.add(tool.name());
@@ -145,13 +147,13 @@ public final class ToolSchemas {
      * The error for the part of tool {@code i}'s parameters at {@code inParameters} (a path in its upstream-shape
      * schema), placed where the user wrote it: {@code file: line N: $[i].parameters... (tool "name"): what}.
      */
-    public WorkbenchException parametersError(int i, JsonPath inParameters, String what) {
-        return new WorkbenchException(origin.where(sources.get(i).of(inParameters)) + " (tool " + JsonText.quoted(names.get(i)) + "): " + what);
+    public JsonException parametersError(ErrorKind kind, int i, JsonPath inParameters, String what) {
+        return origin.error(kind, sources.get(i).of(inParameters), " (tool " + JsonText.quoted(names.get(i)) + ")", what);
     }
 
     /** An error about the list as a whole: {@code file: line N: $path: what}. */
-    public WorkbenchException error(String what) {
-        return origin.error(JsonPath.ROOT, what);
+    public JsonException error(ErrorKind kind, String what) {
+        return origin.error(kind, JsonPath.ROOT, what);
     }
 
     /**

@@ -1,8 +1,10 @@
 package dev.needlewb.core.io;
 
+import static dev.needlewb.core.Refusals.refused;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -96,7 +98,8 @@ class OutputSetTest {
                     }
                     set.write(t.get(i), text("new"));
                 }
-            }).isInstanceOf(WorkbenchException.class).hasMessageContaining("No space left on device");
+            }).isInstanceOfSatisfying(WorkbenchException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.IO))
+                    .hasRootCauseMessage("No space left on device");
         }
         assertOld();
     }
@@ -113,8 +116,7 @@ class OutputSetTest {
     @Test
     void aSecondWriterOfTheSameTargetIsRefused() throws Exception {
         try (OutputSet first = OutputSet.begin(targets())) {
-            assertThatThrownBy(() -> OutputSet.begin(targets())).isInstanceOf(WorkbenchException.class)
-                    .hasMessage(out + ": another process is writing it (it holds " + dir.resolve(".m.pt.lock") + "); run again when it has finished");
+            refused(ErrorKind.OUTPUT_CONFLICT, () -> OutputSet.begin(targets()));
             first.write(out, text("new output"));
             first.write(json, text("new json"));
             first.write(md, text("new md"));
@@ -171,8 +173,7 @@ class OutputSetTest {
     void aCommitRecordNamingOtherFilesIsRefused() throws Exception {
         Files.writeString(dir.resolve("precious"), "keep");
         Files.writeString(dir.resolve(".m.pt.commit"), "precious\tm.pt\n");
-        assertThatThrownBy(() -> OutputSet.begin(targets())).isInstanceOf(WorkbenchException.class)
-                .hasMessageContaining("not a commit record of m.pt");
+        assertThat(refused(ErrorKind.IO, () -> OutputSet.begin(targets()))).hasMessageContaining("not a commit record of m.pt");
         assertThat(Files.readString(dir.resolve("precious"))).isEqualTo("keep");
         assertThat(Files.readString(out)).isEqualTo("old output");
     }
@@ -180,7 +181,8 @@ class OutputSetTest {
     @Test
     void aMissingFolderIsOneLine() {
         Path missing = dir.resolve("no/such/out.pt");
-        assertThatThrownBy(() -> OutputSet.begin(List.of(missing))).isInstanceOf(WorkbenchException.class)
+        // the wording is the point: one line naming the target and the missing folder
+        assertThat(refused(ErrorKind.IO, () -> OutputSet.begin(List.of(missing))))
                 .hasMessage(missing + ": cannot write: the folder " + missing.getParent() + " does not exist");
     }
 }

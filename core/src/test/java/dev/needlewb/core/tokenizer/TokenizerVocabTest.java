@@ -1,8 +1,9 @@
 package dev.needlewb.core.tokenizer;
 
+import static dev.needlewb.core.Refusals.malformed;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.golden.Golden;
 import java.nio.ByteBuffer;
@@ -57,30 +58,30 @@ class TokenizerVocabTest {
 
     @Test
     void truncatedHeaderNamesFileTensorAndOffset() {
-        assertThatThrownBy(() -> TokenizerVocab.parse(new byte[10], FILE, TENSOR, OFFSET))
-                .isInstanceOf(FormatException.class)
-                .hasMessage("mini.cact: tensor 110 (tokenizer) at byte 1000000: blob of 10 bytes is shorter than the 24-byte header");
+        FormatException e = malformed(ErrorKind.TRUNCATED, () -> TokenizerVocab.parse(new byte[10], FILE, TENSOR, OFFSET));
+        assertThat(e.file()).isEqualTo(FILE);
+        assertThat(e.tensorIndex()).isEqualTo(TENSOR);
+        assertThat(e.tensorName()).isEqualTo("tokenizer");
+        assertThat(e.offset()).isEqualTo(OFFSET);
     }
 
     @Test
     void pieceCountBeyondTheBlobIsRefusedBeforeAllocating() {
         byte[] blob = goldenBlob();
         ByteBuffer.wrap(blob).order(ByteOrder.LITTLE_ENDIAN).putInt(0, -1);
-        assertThatThrownBy(() -> TokenizerVocab.parse(blob, FILE, TENSOR, OFFSET))
-                .isInstanceOf(FormatException.class)
-                .hasMessageContaining("at byte 1000000: n_pieces 4294967295 cannot fit in 5926 bytes");
+        assertThat(malformed(ErrorKind.BAD_HEADER_FIELD, () -> TokenizerVocab.parse(blob, FILE, TENSOR, OFFSET)).offset()).isEqualTo(OFFSET);
     }
 
     @Test
     void everyFieldProblemIsReportedAtItsAbsoluteOffset() {
         // piece 0 record starts right after the 24-byte header
-        assertProblem(blob -> blob.put(24 + 4, (byte) 7), 24 + 4, "piece 0: type 7 is not one of 0..4");
-        assertProblem(blob -> blob.putShort(24 + 5, (short) 60000), 24 + 5, "piece 0: length 60000 runs past the blob end");
-        assertProblem(blob -> blob.put(24 + 7, (byte) 0xC0), 24 + 7, "piece 0: spelling is not valid UTF-8");
-        assertProblem(blob -> blob.putFloat(24, Float.NaN), 24, "piece 0: score is NaN");
-        assertProblem(blob -> blob.putInt(16, 512), 4, "unk_id 512 outside the vocabulary of 512 pieces");
-        assertProblem(blob -> blob.put(20, (byte) 2), 20, "add_dummy_prefix is 2, expected 0 or 1");
-        assertProblem(blob -> blob.putShort(22, (short) 1), 22, "reserved header field is 1, expected 0");
+        assertProblem(blob -> blob.put(24 + 4, (byte) 7), 24 + 4, ErrorKind.BAD_TOKENIZER);
+        assertProblem(blob -> blob.putShort(24 + 5, (short) 60000), 24 + 5, ErrorKind.TRUNCATED);
+        assertProblem(blob -> blob.put(24 + 7, (byte) 0xC0), 24 + 7, ErrorKind.BAD_TOKENIZER);
+        assertProblem(blob -> blob.putFloat(24, Float.NaN), 24, ErrorKind.BAD_TOKENIZER);
+        assertProblem(blob -> blob.putInt(16, 512), 4, ErrorKind.BAD_TOKENIZER);
+        assertProblem(blob -> blob.put(20, (byte) 2), 20, ErrorKind.BAD_HEADER_FIELD);
+        assertProblem(blob -> blob.putShort(22, (short) 1), 22, ErrorKind.NONZERO_RESERVED);
     }
 
     @Test
@@ -89,18 +90,15 @@ class TokenizerVocabTest {
         int at = offsetOfPiece(blob, 14);
         // '<0x00>' -> '<0xG0>'
         blob[at + 7 + 3] = 'G';
-        assertThatThrownBy(() -> TokenizerVocab.parse(blob, FILE, TENSOR, 0))
-                .isInstanceOf(FormatException.class)
-                .hasMessageContaining("at byte " + at + ": piece 14: byte piece '<0xG0>' is not spelled <0xXX>");
+        assertThat(malformed(ErrorKind.BAD_TOKENIZER, () -> TokenizerVocab.parse(blob, FILE, TENSOR, 0)).offset()).isEqualTo(at);
     }
 
     @Test
     void trailingBytesAreRefused() {
         byte[] blob = goldenBlob();
         byte[] longer = java.util.Arrays.copyOf(blob, blob.length + 3);
-        assertThatThrownBy(() -> TokenizerVocab.parse(longer, FILE, TENSOR, OFFSET))
-                .isInstanceOf(FormatException.class)
-                .hasMessageContaining("at byte " + (OFFSET + blob.length) + ": 3 trailing bytes after the last piece");
+        assertThat(malformed(ErrorKind.TRAILING_BYTES, () -> TokenizerVocab.parse(longer, FILE, TENSOR, OFFSET)).offset())
+                .isEqualTo(OFFSET + blob.length);
     }
 
     @Test
@@ -122,12 +120,12 @@ class TokenizerVocabTest {
         void apply(ByteBuffer blob);
     }
 
-    private static void assertProblem(Edit edit, long relativeOffset, String problem) {
+    private static void assertProblem(Edit edit, long relativeOffset, ErrorKind kind) {
         byte[] blob = goldenBlob();
         edit.apply(ByteBuffer.wrap(blob).order(ByteOrder.LITTLE_ENDIAN));
-        assertThatThrownBy(() -> TokenizerVocab.parse(blob, FILE, TENSOR, OFFSET))
-                .isInstanceOf(FormatException.class)
-                .hasMessageContaining("mini.cact: tensor 110 (tokenizer) at byte " + (OFFSET + relativeOffset) + ": " + problem);
+        FormatException e = malformed(kind, () -> TokenizerVocab.parse(blob, FILE, TENSOR, OFFSET));
+        assertThat(e.tensorIndex()).isEqualTo(TENSOR);
+        assertThat(e.offset()).isEqualTo(OFFSET + relativeOffset);
     }
 
     /** Offset of piece id's record in a well-formed blob. */

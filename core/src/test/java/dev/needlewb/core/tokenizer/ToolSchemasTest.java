@@ -1,10 +1,13 @@
 package dev.needlewb.core.tokenizer;
 
+import static dev.needlewb.core.Refusals.refused;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.node.TextNode;
-import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.ErrorKind;
+import dev.needlewb.core.json.JsonException;
 import dev.needlewb.core.json.JsonOrigin;
 import dev.needlewb.core.json.JsonPath;
 import java.nio.file.Files;
@@ -75,45 +78,60 @@ class ToolSchemasTest {
     void toolsGivenAsAStringOfJsonAreReadLikeAList() throws Exception {
         ToolSchemas tools = ToolSchemas.of(TextNode.valueOf(FLATTENED), JsonOrigin.line("cases.jsonl", 3).within(JsonPath.ROOT.key("tools")));
         assertThat(tools.toJson(PythonJson.Separators.COMPACT)).isEqualTo(UPSTREAM);
-        assertThatThrownBy(() -> ToolSchemas.of(TextNode.valueOf("[{\"name\":\"f\",\"parameters\":{}}, {\"name\":\"f\",\"parameters\":{}}]"),
-                JsonOrigin.line("cases.jsonl", 3).within(JsonPath.ROOT.key("tools"))))
-                .hasMessage("cases.jsonl: line 3: $.tools(text)[1]: the name \"f\" is used by tool 0 too");
+        JsonException e = assertThrows(JsonException.class, () -> ToolSchemas.of(
+                TextNode.valueOf("[{\"name\":\"f\",\"parameters\":{}}, {\"name\":\"f\",\"parameters\":{}}]"),
+                JsonOrigin.line("cases.jsonl", 3).within(JsonPath.ROOT.key("tools"))));
+        assertThat(e.kind()).isEqualTo(ErrorKind.BAD_SCHEMA);
+        assertThat(e.source()).isEqualTo("cases.jsonl");
+        assertThat(e.line()).isEqualTo(3);
+        assertThat(e.path()).hasToString("$.tools(text)[1]");
     }
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
-        "{\"name\": \"x\"}|t.json: line 1: $: tools must be a JSON array of tool objects, found object",
-        "[1]|t.json: line 1: $[0]: not a tool: a tool is {\"name\", \"parameters\": JSON schema} (upstream)",
-        "[{\"title\": \"f\", \"schema\": {}}]|t.json: line 1: $[0]: not a tool: a tool is",
-        "[{\"title\": \"f\", \"schema\": {}}]|(OpenAI, also flat); found keys \"title\", \"schema\"",
-        "[{\"type\": \"function\", \"function\": {\"description\": \"d\"}}]|t.json: line 1: $[0].function: the tool has no \"name\"",
-        "[{\"type\": \"function\", \"name\": \"\"}]|t.json: line 1: $[0].name: must be a non-empty string, found string",
-        "[{\"name\": 7, \"parameters\": {}}]|t.json: line 1: $[0].name: must be a non-empty string, found number",
-        "[{\"type\": \"retrieval\", \"function\": {\"name\": \"f\"}}]|t.json: line 1: $[0].type: only function tools are supported, found \"retrieval\"",
-        "[{\"type\": \"function\", \"function\": {\"name\": \"f\", \"parameters\": {}, \"returns\": {}}}]|t.json: line 1: $[0].function.returns:"
-                + " not a key of an OpenAI function (description, name, parameters, strict)",
-        "[{\"type\": \"function\", \"function\": {\"name\": \"f\"}, \"cache\": 1}]|t.json: line 1: $[0].cache: not a key of an OpenAI tool",
-        "[{\"type\": \"function\", \"name\": \"f\", \"parameters\": []}]|t.json: line 1: $[0].parameters: must be a JSON schema object, found array",
-        "[{\"name\": \"f\", \"parameters\": []}]|t.json: line 1: $[0].parameters: must be a JSON object, found array",
-        "[{\"name\": \"f\"}]|t.json: line 1: $[0]: tool \"f\" has no \"parameters\"",
-        "[{\"name\": \"f\", \"description\": 3, \"parameters\": {}}]|t.json: line 1: $[0].description: must be a string, found number",
-        "[{\"name\": \"f\", \"parameters\": {\"a\": {\"type\": \"string\", \"required\": \"yes\"}}}]|t.json: line 1: $[0].parameters.a.required:"
-                + " must be true or false in the flattened shape, found string",
-        "[{\"name\": \"f\", \"parameters\": {}}, {\"type\": \"function\", \"name\": \"f\"}]|t.json: line 1: $[1]: the name \"f\" is used by tool 0 too",
+        "{\"name\": \"x\"}|BAD_SCHEMA|$",
+        "[1]|BAD_SCHEMA|$[0]",
+        "[{\"type\": \"function\", \"function\": {\"description\": \"d\"}}]|MISSING_KEY|$[0].function",
+        "[{\"type\": \"function\", \"name\": \"\"}]|BAD_SCHEMA|$[0].name",
+        "[{\"name\": 7, \"parameters\": {}}]|BAD_SCHEMA|$[0].name",
+        "[{\"type\": \"retrieval\", \"function\": {\"name\": \"f\"}}]|UNSUPPORTED|$[0].type",
+        "[{\"type\": \"function\", \"function\": {\"name\": \"f\", \"parameters\": {}, \"returns\": {}}}]|UNKNOWN_KEY|$[0].function.returns",
+        "[{\"type\": \"function\", \"function\": {\"name\": \"f\"}, \"cache\": 1}]|UNKNOWN_KEY|$[0].cache",
+        "[{\"type\": \"function\", \"name\": \"f\", \"parameters\": []}]|BAD_SCHEMA|$[0].parameters",
+        "[{\"name\": \"f\", \"parameters\": []}]|BAD_SCHEMA|$[0].parameters",
+        "[{\"name\": \"f\"}]|MISSING_KEY|$[0]",
+        "[{\"name\": \"f\", \"description\": 3, \"parameters\": {}}]|BAD_SCHEMA|$[0].description",
+        "[{\"name\": \"f\", \"parameters\": {\"a\": {\"type\": \"string\", \"required\": \"yes\"}}}]|BAD_SCHEMA|$[0].parameters.a.required",
+        "[{\"name\": \"f\", \"parameters\": {}}, {\"type\": \"function\", \"name\": \"f\"}]|BAD_SCHEMA|$[1]",
     })
-    void malformedToolsAreRefusedWithFileLineAndPath(String json, String message) {
-        assertThatThrownBy(() -> ToolSchemas.parse(json, "t.json")).isInstanceOf(WorkbenchException.class).hasMessageContaining(message);
+    void malformedToolsAreRefusedWithFileLineAndPath(String json, ErrorKind kind, String path) {
+        JsonException e = assertThrows(JsonException.class, () -> ToolSchemas.parse(json, "t.json"));
+        assertThat(e.kind()).isEqualTo(kind);
+        assertThat(e.source()).isEqualTo("t.json");
+        assertThat(e.line()).isEqualTo(1);
+        assertThat(e.path()).hasToString(path);
+    }
+
+    /** The wording is the point here: a value that is no tool is answered with the shapes a tool may take. */
+    @Test
+    void somethingThatIsNoToolIsAnsweredWithTheShapesAToolTakes() {
+        assertThatThrownBy(() -> ToolSchemas.parse("[{\"title\": \"f\", \"schema\": {}}]", "t.json"))
+                .hasMessageContaining("t.json: line 1: $[0]: not a tool: a tool is {\"name\", \"parameters\": JSON schema} (upstream)")
+                .hasMessageContaining("(OpenAI, also flat); found keys \"title\", \"schema\"");
     }
 
     @Test
     void errorsNameTheLineOfAMultiLineFile() {
         String json = "[\n  {\"name\": \"a\", \"parameters\": {}},\n  {\"name\": \"b\",\n   \"description\": [\"x\"],\n   \"parameters\": {}}\n]";
-        assertThatThrownBy(() -> ToolSchemas.parse(json, "t.json")).hasMessage("t.json: line 4: $[1].description: must be a string, found array");
-        assertThatThrownBy(() -> ToolSchemas.parse("[{\"name\": \"f\",\n \"parameters\": {}]", "t.json"))
-                .isInstanceOf(WorkbenchException.class).hasMessageStartingWith("t.json: not valid JSON at line 2 column");
-        assertThatThrownBy(() -> ToolSchemas.parse("[] []", "t.json"))
-                .isInstanceOf(WorkbenchException.class).hasMessageStartingWith("t.json: not valid JSON at line 1 column");
-        assertThatThrownBy(() -> ToolSchemas.parse("", "t.json")).hasMessage("t.json: tools file is empty");
+        JsonException e = assertThrows(JsonException.class, () -> ToolSchemas.parse(json, "t.json"));
+        assertThat(e.line()).isEqualTo(4);
+        assertThat(e.path()).hasToString("$[1].description");
+        // a syntax error has no JSON path: its line and column are in the parser's words
+        assertThat(refused(ErrorKind.BAD_JSON, () -> ToolSchemas.parse("[{\"name\": \"f\",\n \"parameters\": {}]", "t.json")))
+                .hasMessageStartingWith("t.json: not valid JSON at line 2 column");
+        assertThat(refused(ErrorKind.BAD_JSON, () -> ToolSchemas.parse("[] []", "t.json")))
+                .hasMessageStartingWith("t.json: not valid JSON at line 1 column");
+        refused(ErrorKind.BAD_JSON, () -> ToolSchemas.parse("", "t.json"));
     }
 
     @Test
@@ -129,7 +147,6 @@ class ToolSchemasTest {
     void fileThatIsNotUtf8IsRefused(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("tools.json");
         Files.write(file, new byte[] {'[', (byte) 0xFF, ']'});
-        assertThatThrownBy(() -> ToolSchemas.read(file)).isInstanceOf(WorkbenchException.class)
-                .hasMessage(file + ": tools file is not valid UTF-8");
+        refused(ErrorKind.BAD_TEXT, () -> ToolSchemas.read(file));
     }
 }

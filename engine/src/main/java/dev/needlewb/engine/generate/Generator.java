@@ -1,5 +1,6 @@
 package dev.needlewb.engine.generate;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.Prefill;
@@ -120,16 +121,16 @@ public final class Generator {
     }
 
     private void check(int[] promptIds, int maxNew) throws WorkbenchException {
-        if (promptIds.length == 0) throw new WorkbenchException("the prompt is empty: it needs at least one token");
-        if (maxNew < 0) throw new WorkbenchException("max new tokens must be >= 0, got " + maxNew);
+        if (promptIds.length == 0) throw new WorkbenchException(ErrorKind.BAD_PROMPT, "the prompt is empty: it needs at least one token");
+        if (maxNew < 0) throw new WorkbenchException(ErrorKind.BAD_OPTION, "max new tokens must be >= 0, got " + maxNew);
         if (promptIds.length > engine.maxPositions()) {
-            throw new WorkbenchException("the prompt has " + promptIds.length + " tokens but the model holds at most "
+            throw new WorkbenchException(ErrorKind.BAD_PROMPT, "the prompt has " + promptIds.length + " tokens but the model holds at most "
                     + engine.maxPositions() + " positions (max_seq_len)");
         }
         int vocab = engine.geometry().vocab();
         for (int i = 0; i < promptIds.length; i++) {
             if (promptIds[i] < 0 || promptIds[i] >= vocab) {
-                throw new WorkbenchException("prompt token " + i + " has id " + promptIds[i] + ", outside the vocabulary 0.." + (vocab - 1));
+                throw new WorkbenchException(ErrorKind.BAD_PROMPT, "prompt token " + i + " has id " + promptIds[i] + ", outside the vocabulary 0.." + (vocab - 1));
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.needlewb.engine.grammar;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.tokenizer.ToolSchemas;
 import java.nio.charset.StandardCharsets;
@@ -32,14 +33,14 @@ public final class ToolCallGrammar {
      * (an API's "tool choice: required"), so the empty refusal {@code []} is not an answer.
      */
     public static ToolCallGrammar compile(ToolSchemas tools, boolean requireCall) throws WorkbenchException {
-        if (requireCall && tools.size() == 0) throw tools.error("a call is required but there are no tools");
+        if (requireCall && tools.size() == 0) throw tools.error(ErrorKind.BAD_SCHEMA, "a call is required but there are no tools");
         List<SchemaNode.ObjectNode> arguments = new ArrayList<>();
         List<byte[]> spellings = new ArrayList<>();
         for (int i = 0; i < tools.size(); i++) {
             try {
                 arguments.add(new SchemaCompiler(tools.tool(i).get("parameters")).parameters());
             } catch (SchemaCompiler.SchemaError e) {
-                throw tools.parametersError(i, e.path, e.getMessage());
+                throw tools.parametersError(ErrorKind.BAD_SCHEMA, i, e.path, e.getMessage());
             }
             spellings.add(SchemaCompiler.spelling(SchemaCompiler.JSON.getNodeFactory().textNode(tools.names().get(i))).getBytes(StandardCharsets.UTF_8));
         }

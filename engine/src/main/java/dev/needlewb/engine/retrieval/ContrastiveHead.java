@@ -1,5 +1,6 @@
 package dev.needlewb.engine.retrieval;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
@@ -39,17 +40,17 @@ public final class ContrastiveHead {
         TensorRecord proj = file.tensor("contrastive_head.proj");
         TensorRecord bias = file.tensor("contrastive_head.bias");
         if (probes == null || proj == null || bias == null) {
-            throw new WorkbenchException(file.path() + ": the model has no contrastive head (needed to rank tools)");
+            throw new WorkbenchException(ErrorKind.MISSING_KEY, file.path() + ": the model has no contrastive head (needed to rank tools)");
         }
         int count = (int) probes.shape()[0];
         int d = (int) probes.shape()[1];
         int out = (int) proj.shape()[0];
-        if (out == 0) throw new WorkbenchException(file.path() + ": the contrastive head is empty (contrastive_dim 0)");
+        if (out == 0) throw new WorkbenchException(ErrorKind.MISSING_KEY, file.path() + ": the contrastive head is empty (contrastive_dim 0)");
         try {
             return new ContrastiveHead(count, d, out, file.dequantize(probes.index()), file.dequantize(proj.index()),
                     file.dequantize(bias.index()));
         } catch (FormatException e) {
-            throw new WorkbenchException(e.getMessage(), e);
+            throw new WorkbenchException(e.kind(), e.getMessage(), e);
         }
     }
 

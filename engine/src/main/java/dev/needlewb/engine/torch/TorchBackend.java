@@ -1,5 +1,6 @@
 package dev.needlewb.engine.torch;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.core.io.NpyArray;
@@ -28,7 +29,7 @@ public interface TorchBackend {
 
     /** The backend on the class path, or a one-line error telling which jar has it. */
     static TorchBackend find() throws WorkbenchException {
-        return ServiceLoader.load(TorchBackend.class).findFirst().orElseThrow(() -> new WorkbenchException(
+        return ServiceLoader.load(TorchBackend.class).findFirst().orElseThrow(() -> new WorkbenchException(ErrorKind.UNSUPPORTED, 
                 "the torch engine is not in this jar: build the module torch and run torch/target/needle-wb-torch.jar (NEEDLE_WB_TORCH=1 ./needle-wb)"
                         + " (it carries libtorch; the default needle-wb.jar does not)"));
     }

@@ -3,8 +3,11 @@ package dev.needlewb.engine.grammar;
 import static dev.needlewb.engine.grammar.GrammarFixtures.feed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.json.JsonException;
 import dev.needlewb.core.tokenizer.ToolSchemas;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -203,8 +206,10 @@ class ToolCallGrammarTest {
                 + "   \"parameters\": {\"type\": \"object\",\n     \"properties\": {\n       \"when\": {\"type\": \"string\"},\n"
                 + "       \"zone\": {\"anyOf\": [{\"type\": \"string\"}, {\"allOf\": []}]}}}}\n]";
         ToolSchemas schemas = ToolSchemas.parse(tools, "t.json");
-        assertThatThrownBy(() -> ToolCallGrammar.compile(schemas)).isInstanceOf(WorkbenchException.class)
-                .hasMessage("t.json: line 7: $[1].parameters.properties.zone.anyOf[1] (tool \"b\"): unsupported schema keyword \"allOf\"");
+        JsonException e = assertThrows(JsonException.class, () -> ToolCallGrammar.compile(schemas));
+        assertThat(e.kind()).isEqualTo(ErrorKind.BAD_SCHEMA);
+        assertThat(e.line()).isEqualTo(7);
+        assertThat(e.path()).hasToString("$[1].parameters.properties.zone.anyOf[1]");
     }
 
     @Test

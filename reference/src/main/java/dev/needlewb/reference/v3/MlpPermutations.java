@@ -2,6 +2,7 @@ package dev.needlewb.reference.v3;
 
 import dev.needlewb.converter.cq.codebook.LegacyRandomState;
 import dev.needlewb.converter.flax.v3.V3Config;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 
 /**
@@ -41,11 +42,11 @@ public final class MlpPermutations {
     }
 
     private static void check(String name, int[] p, int n) throws WorkbenchException {
-        if (p.length != n) throw new WorkbenchException(name + " holds " + p.length + " entries, the MLP length is " + n);
+        if (p.length != n) throw new WorkbenchException(ErrorKind.SHAPE_MISMATCH, name + " holds " + p.length + " entries, the MLP length is " + n);
         boolean[] seen = new boolean[n];
         for (int i = 0; i < n; i++) {
             if (p[i] < 0 || p[i] >= n || seen[p[i]]) {
-                throw new WorkbenchException(name + "[" + i + "] = " + p[i] + ": not a permutation of 0.." + (n - 1));
+                throw new WorkbenchException(ErrorKind.BAD_VALUE, name + "[" + i + "] = " + p[i] + ": not a permutation of 0.." + (n - 1));
             }
             seen[p[i]] = true;
         }

@@ -1,6 +1,7 @@
 package dev.needlewb.reference.v3;
 
 import dev.needlewb.converter.flax.v3.V3Config;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.reference.ActQuant;
@@ -50,7 +51,7 @@ public final class V3Model {
     public static V3Model load(Map<String, NpyArray> params, V3Config config, MlpPermutations permutations)
             throws WorkbenchException {
         if (permutations.after(0).length != config.hadaN() || permutations.after(1).length != config.hadaN()) {
-            throw new WorkbenchException("MLP permutations of length " + permutations.after(0).length + " and "
+            throw new WorkbenchException(ErrorKind.SHAPE_MISMATCH, "MLP permutations of length " + permutations.after(0).length + " and "
                     + permutations.after(1).length + " for hada_n " + config.hadaN());
         }
         return new V3Model(config, V3Weights.read(FlaxParams.ofTree(params), config, permutations));
@@ -132,7 +133,7 @@ public final class V3Model {
      */
     private double[] head(ProbeHeadKind kind, int[] tokens, V3Options o) throws WorkbenchException {
         ProbeHeadWeights h = w.heads().get(kind);
-        if (h == null) throw new WorkbenchException("the parameters have no " + kind.prefix());
+        if (h == null) throw new WorkbenchException(ErrorKind.MISSING_KEY, "the parameters have no " + kind.prefix());
         boolean[] keep = new boolean[tokens.length];
         boolean any = false;
         for (int i = 0; i < keep.length; i++) any |= keep[i] = tokens[i] != config.padTokenId();

@@ -1,5 +1,6 @@
 package dev.needlewb.reference.v3;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.converter.flax.v3.V3ConfigGeometry;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.NpyArray;
@@ -38,8 +39,8 @@ public final class V3Reference implements ReferenceForward {
 
     @Override
     public void check(ForwardOptions o) throws WorkbenchException {
-        if (o.int8Kv()) throw new WorkbenchException("--int8-kv emulates Needle 2's int8 KV cache; Needle 3's quant mode rounds K and V per head (--kv-bits 8)");
-        if (o.segmentIds() != null) throw new WorkbenchException("packed segments are a Needle 2 reference option");
+        if (o.int8Kv()) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--int8-kv emulates Needle 2's int8 KV cache; Needle 3's quant mode rounds K and V per head (--kv-bits 8)");
+        if (o.segmentIds() != null) throw new WorkbenchException(ErrorKind.BAD_OPTION, "packed segments are a Needle 2 reference option");
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.needlewb.reference.v3;
 
 import dev.needlewb.converter.convert.ParallelTensors;
 import dev.needlewb.converter.flax.v3.V3Config;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.reference.Engram;
 import dev.needlewb.reference.EngramWeights;
@@ -31,10 +32,10 @@ record V3Weights(
 
     static V3Weights read(FlaxParams p, V3Config c, MlpPermutations permutations) throws WorkbenchException {
         if (!c.engramBankIds().isEmpty()) {
-            throw new WorkbenchException("config: engram_bank_ids (shared engram banks) is not supported by the reference; upstream cannot export it either");
+            throw new WorkbenchException(ErrorKind.UNSUPPORTED, "config: engram_bank_ids (shared engram banks) is not supported by the reference; upstream cannot export it either");
         }
         if (!c.claPairs().isEmpty()) {
-            throw new WorkbenchException("config: cla_pairs (cross-layer attention) is not supported by the reference; a .cact cannot represent it");
+            throw new WorkbenchException(ErrorKind.UNSUPPORTED, "config: cla_pairs (cross-layer attention) is not supported by the reference; a .cact cannot represent it");
         }
         int d = c.dModel();
         int layers = c.numLayers();

@@ -1,8 +1,9 @@
 package dev.needlewb.reference.v3;
 
+import static dev.needlewb.core.Refusals.refused;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.golden.Golden;
 import java.util.Arrays;
@@ -40,10 +41,11 @@ class MlpPermutationsTest {
         for (int i = 0; i < 8; i++) id[i] = i;
         int[] repeated = id.clone();
         repeated[3] = 2;
-        assertThatThrownBy(() -> MlpPermutations.checked(id, repeated, 8)).hasMessageContaining("hada_p2[3] = 2");
-        assertThatThrownBy(() -> MlpPermutations.checked(Arrays.copyOf(id, 7), id, 8)).hasMessageContaining("hada_p1 holds 7");
+        // which permutation and entry is in the wording only
+        assertThat(refused(ErrorKind.BAD_VALUE, () -> MlpPermutations.checked(id, repeated, 8))).hasMessageContaining("hada_p2[3] = 2");
+        assertThat(refused(ErrorKind.SHAPE_MISMATCH, () -> MlpPermutations.checked(Arrays.copyOf(id, 7), id, 8))).hasMessageContaining("hada_p1 holds 7");
         int[] outside = id.clone();
         outside[0] = 8;
-        assertThatThrownBy(() -> MlpPermutations.checked(outside, id, 8)).hasMessageContaining("hada_p1[0] = 8");
+        assertThat(refused(ErrorKind.BAD_VALUE, () -> MlpPermutations.checked(outside, id, 8))).hasMessageContaining("hada_p1[0] = 8");
     }
 }

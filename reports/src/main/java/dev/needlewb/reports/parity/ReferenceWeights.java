@@ -1,5 +1,6 @@
 package dev.needlewb.reports.parity;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.NpyArray;
 import java.util.Arrays;
@@ -27,9 +28,9 @@ public record ReferenceWeights(String source, boolean identical, int tensors, St
         boolean identical = true;
         for (Map.Entry<String, NpyArray> e : model.entrySet()) {
             NpyArray other = against.get(e.getKey());
-            if (other == null) throw new WorkbenchException(source + ": has no parameter " + e.getKey() + ", which the model has");
+            if (other == null) throw new WorkbenchException(ErrorKind.MISSING_KEY, source + ": has no parameter " + e.getKey() + ", which the model has");
             if (!Arrays.equals(other.shape(), e.getValue().shape())) {
-                throw new WorkbenchException(source + ": parameter " + e.getKey() + " has shape " + Arrays.toString(other.shape())
+                throw new WorkbenchException(ErrorKind.SHAPE_MISMATCH, source + ": parameter " + e.getKey() + " has shape " + Arrays.toString(other.shape())
                         + ", the model's is " + Arrays.toString(e.getValue().shape()));
             }
             double[] m = e.getValue().asDoubles(), a = other.asDoubles();

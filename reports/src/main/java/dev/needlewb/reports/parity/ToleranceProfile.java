@@ -2,6 +2,7 @@ package dev.needlewb.reports.parity;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -44,32 +45,32 @@ public record ToleranceProfile(String name, String description, List<Rule> rules
         }
         Path file = Path.of(nameOrFile);
         if (!Files.isRegularFile(file)) {
-            throw new WorkbenchException(nameOrFile + ": no such profile file (built-in profiles: " + String.join(", ", BUILT_IN) + ")");
+            throw new WorkbenchException(ErrorKind.BAD_OPTION, nameOrFile + ": no such profile file (built-in profiles: " + String.join(", ", BUILT_IN) + ")");
         }
         try {
             return parse(new ObjectMapper().readTree(file.toFile()), file.toString());
         } catch (IOException e) {
-            throw new WorkbenchException(file + ": not a JSON tolerance profile (" + e.getMessage().lines().findFirst().orElse("") + ")", e);
+            throw new WorkbenchException(ErrorKind.BAD_JSON, file + ": not a JSON tolerance profile (" + e.getMessage().lines().findFirst().orElse("") + ")", e);
         }
     }
 
     static ToleranceProfile parse(JsonNode root, String source) throws WorkbenchException {
         if (root == null || !root.isObject() || !root.path("rules").isArray()) {
-            throw new WorkbenchException(source + ": a tolerance profile is an object with a \"rules\" array");
+            throw new WorkbenchException(ErrorKind.BAD_SCHEMA, source + ": a tolerance profile is an object with a \"rules\" array");
         }
         List<Rule> rules = new ArrayList<>();
         int index = 0;
         for (JsonNode r : root.get("rules")) {
             String where = source + ": rules[" + index++ + "]";
-            if (!r.path("taps").isTextual()) throw new WorkbenchException(where + ": needs \"taps\": a glob of tap names");
+            if (!r.path("taps").isTextual()) throw new WorkbenchException(ErrorKind.BAD_SCHEMA, where + ": needs \"taps\": a glob of tap names");
             String glob = r.get("taps").asText();
             Double[] v = new Double[LIMIT_KEYS.size()];
             for (Iterator<Map.Entry<String, JsonNode>> it = r.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> f = it.next();
                 if (f.getKey().equals("taps") || f.getKey().equals("why")) continue;
                 int k = LIMIT_KEYS.indexOf(f.getKey());
-                if (k < 0) throw new WorkbenchException(where + ": unknown limit \"" + f.getKey() + "\" (known: " + String.join(", ", LIMIT_KEYS) + ")");
-                if (!f.getValue().isNumber()) throw new WorkbenchException(where + ": \"" + f.getKey() + "\" must be a number");
+                if (k < 0) throw new WorkbenchException(ErrorKind.UNKNOWN_KEY, where + ": unknown limit \"" + f.getKey() + "\" (known: " + String.join(", ", LIMIT_KEYS) + ")");
+                if (!f.getValue().isNumber()) throw new WorkbenchException(ErrorKind.BAD_SCHEMA, where + ": \"" + f.getKey() + "\" must be a number");
                 v[k] = f.getValue().asDouble();
             }
             Limits limits = new Limits(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]);

@@ -1,5 +1,6 @@
 package dev.needlewb.reports.study;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.generation.Generation;
@@ -94,7 +95,7 @@ public final class StudyTargets implements AutoCloseable {
             Target found = all.targets.stream().filter(t -> t.name().equals(name)).findFirst().orElse(null);
             if (found == null) {
                 all.close();
-                throw new WorkbenchException(file + ": no quantizable tensor named " + name + " (" + all.targets.size()
+                throw new WorkbenchException(ErrorKind.UNKNOWN_KEY, file + ": no quantizable tensor named " + name + " (" + all.targets.size()
                         + " CQ tensors, e.g. " + (all.targets.isEmpty() ? "none" : all.targets.getFirst().name()) + ")");
             }
             if (!chosen.contains(found)) chosen.add(found);
@@ -113,7 +114,7 @@ public final class StudyTargets implements AutoCloseable {
 
     private static StudyTargets cact(Path file, String bitsSpec, Integer group, NonFinitePolicy nonFinite) throws WorkbenchException {
         if (bitsSpec != null || group != null) {
-            throw new WorkbenchException(file + ": --bits and --group apply to checkpoints; a .cact is studied from its stored codes");
+            throw new WorkbenchException(ErrorKind.BAD_OPTION, file + ": --bits and --group apply to checkpoints; a .cact is studied from its stored codes");
         }
         CactFile cact = CactFile.open(file, nonFinite);
         List<Target> targets = new ArrayList<>();
@@ -145,14 +146,14 @@ public final class StudyTargets implements AutoCloseable {
             try {
                 return IdempotenceStudy.fromBlob(record.name(), cact.cqBlob(record.index()));
             } catch (InvalidCodeException e) {
-                throw new FormatException(cact.path(), record.index(), record.name(), record.offset() + e.byteOffset(), e.getMessage());
+                throw new FormatException(ErrorKind.BAD_CODE, cact.path(), record.index(), record.name(), record.offset() + e.byteOffset(), e.getMessage());
             }
         }
     }
 
     private static StudyTargets checkpoint(Path file, String bitsSpec, Integer group, NonFinitePolicy nonFinite) throws WorkbenchException {
         int g = group == null ? DEFAULT_GROUP : group;
-        if (g != 64 && g != 128) throw new WorkbenchException("--group " + g + ": the study supports groups 64 and 128");
+        if (g != 64 && g != 128) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--group " + g + ": the study supports groups 64 and 128");
         FlaxCheckpoint ckpt = FlaxCheckpointReader.read(file, false, nonFinite);
         String spec = bitsSpec != null ? bitsSpec : ckpt.flaxConfig().weightBits();
         BitsMap bits = spec == null || spec.isBlank() ? BitsMap.released() : BitsMap.parse(spec);

@@ -1,5 +1,6 @@
 package dev.needlewb.reports.toolcalls;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.engine.kernel.NumericMode;
@@ -36,7 +37,7 @@ public final class CaseEngines {
     /** Fails on an unknown name, listing the known ones. */
     public static synchronized Factory factory(String name) throws WorkbenchException {
         Factory f = FACTORIES.get(name);
-        if (f == null) throw new WorkbenchException("unknown engine '" + name + "': use " + String.join(", ", FACTORIES.keySet()));
+        if (f == null) throw new WorkbenchException(ErrorKind.BAD_OPTION, "unknown engine '" + name + "': use " + String.join(", ", FACTORIES.keySet()));
         return f;
     }
 }

@@ -1,5 +1,6 @@
 package dev.needlewb.reports.toolcalls;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.engine.generate.Sampler;
 import dev.needlewb.engine.grammar.ConstrainedDecoding;
@@ -42,7 +43,7 @@ public final class ReferenceCaseEngine implements CaseEngine {
         List<Answer.Candidates> steps = new ArrayList<>();
         ConstrainedDecoding decoding = runner.decoding(p, (logits, chosen) -> steps.add(NativeCaseEngine.top(logits)));
         if (room < decoding.minimumTokens()) {
-            throw new WorkbenchException("the prompt leaves " + room + " positions, fewer than the shortest answer's " + decoding.minimumTokensText());
+            throw new WorkbenchException(ErrorKind.BAD_PROMPT, "the prompt leaves " + room + " positions, fewer than the shortest answer's " + decoding.minimumTokensText());
         }
         ForwardOptions options = window > 0 ? ForwardOptions.DEFAULT.withWindow(window, null) : ForwardOptions.DEFAULT;
         long start = System.nanoTime();

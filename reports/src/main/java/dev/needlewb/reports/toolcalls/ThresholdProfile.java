@@ -1,5 +1,6 @@
 package dev.needlewb.reports.toolcalls;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import java.util.List;
 
@@ -16,7 +17,7 @@ public record ThresholdProfile(String name, double minCallAgreement, double minN
 
     public static ThresholdProfile named(String name) throws WorkbenchException {
         for (ThresholdProfile p : ALL) if (p.name.equals(name)) return p;
-        throw new WorkbenchException("unknown profile '" + name + "': use strict, int8 or report");
+        throw new WorkbenchException(ErrorKind.BAD_OPTION, "unknown profile '" + name + "': use strict, int8 or report");
     }
 
     boolean passes(double callRate, double nameRate) {

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.json.JsonOrigin;
 import dev.needlewb.core.json.JsonPath;
@@ -69,17 +70,17 @@ public record ToolCallCase(String id, int line, String query, String system, Too
             try {
                 node = PythonJson.parse(line);
             } catch (JacksonException e) {
-                throw new WorkbenchException(source + ": line " + (i + 1) + ": not valid JSON: " + e.getOriginalMessage());
+                throw new WorkbenchException(ErrorKind.BAD_JSON, source + ": line " + (i + 1) + ": not valid JSON: " + e.getOriginalMessage());
             }
             cases.add(of(node, origin, i + 1));
         }
-        if (cases.isEmpty()) throw new WorkbenchException(source + ": no cases");
+        if (cases.isEmpty()) throw new WorkbenchException(ErrorKind.BAD_SCHEMA, source + ": no cases");
         return cases;
     }
 
     private static ToolCallCase of(JsonNode node, JsonOrigin origin, int line) throws WorkbenchException {
         JsonPath root = JsonPath.ROOT;
-        if (!node.isObject()) throw origin.error(root, "a case must be a JSON object {\"query\", \"tools\", \"answers\"|\"expected\"}");
+        if (!node.isObject()) throw origin.error(ErrorKind.BAD_SCHEMA, root, "a case must be a JSON object {\"query\", \"tools\", \"answers\"|\"expected\"}");
         String query = text(node, "query", true, origin);
         String system = text(node, "system", false, origin);
         text(node, "reasoning", false, origin);
@@ -88,7 +89,7 @@ public record ToolCallCase(String id, int line, String query, String system, Too
         String expectedFrom = null;
         for (String key : CALL_KEYS) {
             if (!node.has(key)) continue;
-            if (expectedFrom != null) throw origin.error(root.key(key), "a case gives its calls once: \"" + expectedFrom + "\" is here too");
+            if (expectedFrom != null) throw origin.error(ErrorKind.BAD_SCHEMA, root.key(key), "a case gives its calls once: \"" + expectedFrom + "\" is here too");
             expectedFrom = key;
         }
         JsonNode expected = expectedFrom == null ? null : calls(node.get(expectedFrom), tools, origin, root.key(expectedFrom));
@@ -100,7 +101,7 @@ public record ToolCallCase(String id, int line, String query, String system, Too
         JsonNode v = node.get(key);
         if (v == null && !required) return null;
         if (v == null || !v.isTextual() || (required && v.textValue().isBlank())) {
-            throw origin.error(JsonPath.ROOT.key(key), "must be a" + (required ? " non-empty" : "") + " string"
+            throw origin.error(ErrorKind.BAD_SCHEMA, JsonPath.ROOT.key(key), "must be a" + (required ? " non-empty" : "") + " string"
                     + (v == null ? ", found nothing" : ", found " + kind(v)));
         }
         return v.textValue();
@@ -114,34 +115,34 @@ public record ToolCallCase(String id, int line, String query, String system, Too
             try {
                 list = PythonJson.parse(value.textValue());
             } catch (JacksonException e) {
-                throw origin.error(at, "calls given as a string must hold JSON: " + e.getOriginalMessage());
+                throw origin.error(ErrorKind.BAD_JSON, at, "calls given as a string must hold JSON: " + e.getOriginalMessage());
             }
         }
-        if (list == null || !list.isArray()) throw origin.error(at, "must be an array of calls {\"name\", \"arguments\"}, found " + (list == null ? "nothing" : kind(list)));
+        if (list == null || !list.isArray()) throw origin.error(ErrorKind.BAD_SCHEMA, at, "must be an array of calls {\"name\", \"arguments\"}, found " + (list == null ? "nothing" : kind(list)));
         ArrayNode calls = JsonNodeFactory.instance.arrayNode();
         for (int i = 0; i < list.size(); i++) {
             JsonNode call = list.get(i);
             JsonPath c = at.index(i);
-            if (!call.isObject()) throw origin.error(c, "a call must be an object {\"name\", \"arguments\"}, found " + kind(call));
+            if (!call.isObject()) throw origin.error(ErrorKind.BAD_SCHEMA, c, "a call must be an object {\"name\", \"arguments\"}, found " + kind(call));
             for (Iterator<String> it = call.fieldNames(); it.hasNext(); ) {
                 String key = it.next();
-                if (!key.equals("name") && !key.equals("arguments")) throw origin.error(c.key(key), "not a key of a call (name, arguments)");
+                if (!key.equals("name") && !key.equals("arguments")) throw origin.error(ErrorKind.UNKNOWN_KEY, c.key(key), "not a key of a call (name, arguments)");
             }
             JsonNode name = call.get("name");
-            if (name == null || !name.isTextual()) throw origin.error(c.key("name"), "must be a tool's name, found " + (name == null ? "nothing" : kind(name)));
+            if (name == null || !name.isTextual()) throw origin.error(ErrorKind.BAD_SCHEMA, c.key("name"), "must be a tool's name, found " + (name == null ? "nothing" : kind(name)));
             int tool = tools.names().indexOf(name.textValue());
             if (tool < 0) {
-                throw origin.error(c.key("name"), quoted(name.textValue()) + " is not one of the case's tools ("
+                throw origin.error(ErrorKind.UNKNOWN_KEY, c.key("name"), quoted(name.textValue()) + " is not one of the case's tools ("
                         + (tools.size() == 0 ? "it has none" : tools.names().stream().map(JsonText::quoted).collect(Collectors.joining(", "))) + ")");
             }
             JsonNode arguments = call.get("arguments");
             if (arguments == null || !arguments.isObject()) {
-                throw origin.error(c.key("arguments"), "must be an object, found " + (arguments == null ? "nothing" : kind(arguments)));
+                throw origin.error(ErrorKind.BAD_SCHEMA, c.key("arguments"), "must be an object, found " + (arguments == null ? "nothing" : kind(arguments)));
             }
             JsonNode properties = tools.argumentsSchema(tool).path("properties");
             for (Iterator<Map.Entry<String, JsonNode>> it = arguments.properties().iterator(); it.hasNext(); ) {
                 String key = it.next().getKey();
-                if (!properties.has(key)) throw origin.error(c.key("arguments").key(key), "not a parameter of " + quoted(name.textValue()));
+                if (!properties.has(key)) throw origin.error(ErrorKind.UNKNOWN_KEY, c.key("arguments").key(key), "not a parameter of " + quoted(name.textValue()));
             }
             ObjectNode normalized = calls.addObject();
             normalized.put("name", name.textValue());

@@ -1,5 +1,6 @@
 package dev.needlewb.reports.toolcalls;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.tokenizer.ChatTemplate;
 import dev.needlewb.core.tokenizer.PythonJson;
@@ -87,7 +88,7 @@ public final class ToolCallRunner {
                        Generator.TokenListener listener, ConstrainedDecoding.StepObserver observer) throws WorkbenchException {
         ConstrainedDecoding decoding = constrained ? new ConstrainedDecoding(p.masks(), thinkMax, observer) : null;
         if (decoding != null && maxNew < decoding.minimumTokens()) {
-            throw new WorkbenchException("--max-new " + maxNew + " cannot hold a tool call: the shortest answer takes "
+            throw new WorkbenchException(ErrorKind.BAD_OPTION, "--max-new " + maxNew + " cannot hold a tool call: the shortest answer takes "
                     + decoding.minimumTokensText() + " tokens");
         }
         Generator.Result r = generator.generate(session, p.prompt().ids(), maxNew, sampler, true, listener, decoding);

@@ -1,8 +1,10 @@
 package dev.needlewb.reports.toolcalls;
 
+import static dev.needlewb.core.Refusals.refused;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.tokenizer.PythonJson;
 import java.util.List;
@@ -71,6 +73,6 @@ class ToolCallCaseTest {
 
     @Test
     void aFileWithoutCasesIsRefused() {
-        assertThatThrownBy(() -> ToolCallCase.parse("\n  \n", "c.jsonl")).hasMessage("c.jsonl: no cases");
+        refused(ErrorKind.BAD_SCHEMA, () -> ToolCallCase.parse("\n  \n", "c.jsonl"));
     }
 }

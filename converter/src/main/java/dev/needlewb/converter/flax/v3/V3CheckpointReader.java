@@ -30,7 +30,7 @@ public final class V3CheckpointReader {
         try {
             config = V3Config.fromSaved(raw.config());
         } catch (WorkbenchException e) {
-            throw new FormatException(file, FormatException.NO_OFFSET, e.getMessage());
+            throw new FormatException(e.kind(), file, FormatException.NO_OFFSET, e.getMessage());
         }
         SequencedMap<String, NpyArray> params = new LinkedHashMap<>();
         raw.params().forEach((path, array) -> {

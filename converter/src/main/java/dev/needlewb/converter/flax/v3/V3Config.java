@@ -3,6 +3,7 @@ package dev.needlewb.converter.flax.v3;
 import dev.needlewb.converter.flax.ConfigFields;
 import dev.needlewb.converter.flax.EngramShape;
 import dev.needlewb.converter.flax.FlaxConfig;
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -133,7 +134,7 @@ public record V3Config(
      */
     public static V3Config fromSaved(Map<String, Object> c) throws WorkbenchException {
         if (c.containsKey("attn_dim") && !c.containsKey("qk_head_dim")) {
-            throw ConfigFields.bad("attn_dim without qk_head_dim: a Needle 2 config (upstream's Needle 3 loader refuses it too)");
+            throw ConfigFields.bad(ErrorKind.WRONG_GENERATION, "attn_dim without qk_head_dim: a Needle 2 config (upstream's Needle 3 loader refuses it too)");
         }
         int layers = ConfigFields.integer(c, "num_layers", 20);
         V3Config v = new V3Config(

@@ -173,7 +173,7 @@ class ConverterTest {
         FormatException e = malformed(ErrorKind.NON_FINITE, () -> Converter.run(new ConvertRequest(bad, out, null, null, null, TOK, null, null, false), QUIET));
         assertThat(e.file()).isEqualTo(bad);
         assertThat(e.tensorName()).isEqualTo("stack/layers/block/self_attn/k_proj/kernel");
-        assertThat(e).hasMessageContaining("at element 24903) = [3, 5, 7]"); // the element's index is in the wording only
+        assertThat(e).hasMessageContaining("at element 24903 = [3, 5, 7])"); // the element's index is in the wording only
         assertThat(out).doesNotExist();
         try (var files = Files.list(tmp)) {
             assertThat(files).containsExactly(bad);

@@ -11,7 +11,7 @@ import dev.needlewb.engine.layer.Rope;
 import dev.needlewb.engine.layer.Rows;
 import dev.needlewb.engine.layer.Sinkhorn;
 import dev.needlewb.engine.layer.VectorExp;
-import dev.needlewb.engine.layer.Visibility;
+import dev.needlewb.engine.cache.Visibility;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

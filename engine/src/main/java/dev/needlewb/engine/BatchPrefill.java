@@ -1,6 +1,6 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.engine.layer.KvCache;
+import dev.needlewb.engine.cache.KvCache;
 
 /**
  * Prefill of a whole prompt at once: the same function as {@link Session#prefill} in exact mode,

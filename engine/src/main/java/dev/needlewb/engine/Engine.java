@@ -8,7 +8,7 @@ import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.engine.kernel.RowPool;
-import dev.needlewb.engine.layer.KvCache;
+import dev.needlewb.engine.cache.KvCache;
 import java.nio.file.Path;
 
 /**

@@ -8,16 +8,16 @@ import dev.needlewb.engine.kernel.RowPool;
 import dev.needlewb.engine.layer.Arithmetic;
 import dev.needlewb.engine.layer.Attention;
 import dev.needlewb.engine.layer.Engram;
-import dev.needlewb.engine.layer.FloatKvCache;
+import dev.needlewb.engine.cache.FloatKvCache;
 import dev.needlewb.engine.layer.HadamardMlp;
-import dev.needlewb.engine.layer.Int8KvCache;
-import dev.needlewb.engine.layer.KvCache;
+import dev.needlewb.engine.cache.Int8KvCache;
+import dev.needlewb.engine.cache.KvCache;
 import dev.needlewb.engine.layer.Mhc;
 import dev.needlewb.engine.layer.Norms;
 import dev.needlewb.engine.layer.Rope;
 import dev.needlewb.engine.layer.Rows;
 import dev.needlewb.engine.layer.Sinkhorn;
-import dev.needlewb.engine.layer.TokenHistory;
+import dev.needlewb.engine.cache.TokenHistory;
 
 /**
  * One sequence being decoded, one token per {@link #step}: the cached decode path of SPEC section 3

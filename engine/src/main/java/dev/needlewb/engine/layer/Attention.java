@@ -1,5 +1,6 @@
 package dev.needlewb.engine.layer;
 
+import dev.needlewb.engine.cache.KvCache;
 import dev.needlewb.engine.kernel.Lanes;
 import dev.needlewb.engine.kernel.RowPool;
 import jdk.incubator.vector.FloatVector;

@@ -1,6 +1,7 @@
 package dev.needlewb.engine.layer;
 
 import dev.needlewb.core.model.EngramHash;
+import dev.needlewb.engine.cache.TokenHistory;
 import dev.needlewb.engine.kernel.Activation;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.engine.kernel.PackedCqMatrix;

@@ -93,6 +93,11 @@ public final class Engine implements AutoCloseable {
         return weights;
     }
 
+    /** The engine's threads, which every forward of its sessions and batch prefills runs on (one at a time). */
+    RowPool pool() {
+        return pool;
+    }
+
     /** A fresh sequence at position 0 without taps. */
     public Session newSession() {
         return new Session(weights, options.mode(), pool, window, options.sinks(), maxPositions, null);

@@ -42,6 +42,8 @@ public final class Engram {
     private final float[] v0;
     private final PackedCqMatrix[] projections;
     private final float[][] projected;
+    /** Where the key and {@code v0} go in {@link #projected}. */
+    private final int[] offsets = new int[2];
 
     public Engram(Weights w, Tables tables, int taps, int dilation, NumericMode mode) {
         this.w = w;
@@ -114,14 +116,18 @@ public final class Engram {
         return Norms.sigmoid(dot / (float) Math.sqrt(d));
     }
 
-    /** Engram key and (conv-mixed) value of the token at {@code pos}; positions must come in order. */
-    public void step(TokenHistory tokens, int pos, RowPool pool, float[] k, float[] v) {
+    /**
+     * Engram key {@code k[kOff, + d)} and (conv-mixed) value {@code v[vOff, + d)} of the token at {@code pos};
+     * positions must come in order.
+     */
+    public void step(TokenHistory tokens, int pos, RowPool pool, float[] k, int kOff, float[] v, int vOff) {
         gather(w.tables(), tables, tokens.reader(), pos, e, 0, scratch);
         act.prepare(e, 0);
         projected[0] = k;
         projected[1] = v0;
-        pool.matvec(act, projections, projected);
+        offsets[0] = kOff;
+        pool.matvec(act, projections, projected, offsets);
         System.arraycopy(v0, 0, v0Ring, ringRow.applyAsInt(pos), d);
-        conv(w.taps(), taps, dilation, d, v0Ring, ringRow, pos, v, 0);
+        conv(w.taps(), taps, dilation, d, v0Ring, ringRow, pos, v, vOff);
     }
 }

@@ -6,7 +6,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Runs the split work of a decode step over a fixed set of threads: the caller plus
+ * Runs the split work of the engine's forward (a decode step's products and attention heads, a batch
+ * prefill's GEMM panels and row passes) over a fixed set of threads: the caller plus
  * {@code threads - 1} workers. A job is a number of tickets that the threads claim one at a time
  * from a shared counter, so a thread that starts late (or is descheduled on a busy machine) simply
  * takes fewer: the caller returns as soon as every ticket is done, never waiting for a worker that
@@ -21,7 +22,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>A decode step issues a few hundred short jobs, so idle workers spin briefly (a park/unpark
  * round trip per job would cost more than the job), then yield (on an oversubscribed machine the
  * thread holding the work needs the core), and finally park. One caller at a time: the pool
- * belongs to one session.
+ * belongs to one engine, which runs one forward at a time.
  */
 public final class RowPool implements AutoCloseable {
     /** Matrices with fewer rows than this are not split. */

@@ -13,7 +13,7 @@ import java.util.function.IntUnaryOperator;
  * gathered table rows (zero when the n-gram reaches before the start), {@code k = e Wkey},
  * {@code v0 = e Wvalue}, the dilated causal conv {@code v = sum_j taps[j] * v0[pos - dil j]}, and the
  * gate that injects {@code v} into the block input. The static parts ({@link #gather}, {@link #conv},
- * {@link #gate}) are the math both forwards run; an instance is a decoding session's site, with a ring
+ * {@link #gate}) are the math of both cases of the forward; an instance is a decoding session's site, with a ring
  * of past {@code v0} and every buffer allocated once.
  */
 public final class Engram {

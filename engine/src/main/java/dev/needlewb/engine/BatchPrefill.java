@@ -1,6 +1,10 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.engine.layer.KvCache;
+import dev.needlewb.engine.cache.KvCache;
+import dev.needlewb.engine.kernel.RowPool;
+import dev.needlewb.engine.layer.Arithmetic;
+import java.lang.foreign.Arena;
+import java.util.Arrays;
 
 /**
  * Prefill of a whole prompt at once: the same function as {@link Session#prefill} in exact mode,
@@ -9,10 +13,11 @@ import dev.needlewb.engine.layer.KvCache;
  * session quantizes them the same way), the token history and engram state in place, the position
  * after the prompt; {@link Session#step} then decodes natively.
  *
- * <p>The arithmetic is float32 throughout, whatever the engine's mode: an int8 engine gets a float32
- * prefill (no int8 activations) and stores its K/V in int8 as usual. Every product runs on a
- * packed Java vector kernel ({@link DenseWeights}) on the engine's threads, the rest in fused
- * vector passes ({@link BatchForward}); no native library is involved. Opening one builds dense
+ * <p>It is the engine's one {@link Forward} over every position of the prompt, on {@link DenseKernels}:
+ * the arithmetic is float32 throughout, whatever the engine's mode (an int8 engine gets a float32 prefill,
+ * no int8 activations, and stores its K/V in int8 as usual), the passes between the products sum on vector
+ * lanes with the polynomial exponential ({@link Arithmetic#VECTOR}). Every product runs on a packed Java vector
+ * kernel ({@link DenseWeights}) on the engine's threads; no native library is involved. Opening one builds dense
  * float32 copies of the CQ matrices off-heap ({@link DenseWeights}), the one place dense weights
  * exist; {@link #close} frees them. The native engine and its no-dense-copy guarantee are unaffected.
  *
@@ -21,17 +26,17 @@ import dev.needlewb.engine.layer.KvCache;
 public final class BatchPrefill implements Prefill, AutoCloseable {
     private final ModelWeights weights;
     private final DenseWeights dense;
-    private final BatchForward forward;
+    private final RowPool pool;
 
-    private BatchPrefill(ModelWeights weights, int threads) {
+    private BatchPrefill(ModelWeights weights, RowPool pool) {
         this.weights = weights;
         this.dense = new DenseWeights(weights);
-        this.forward = new BatchForward(weights, dense, threads);
+        this.pool = pool;
     }
 
-    /** Builds the dense weights of {@code engine}'s model; prompts run on the engine's thread count. */
+    /** Builds the dense weights of {@code engine}'s model; prompts run on the engine's threads. */
     public static BatchPrefill open(Engine engine) {
-        return new BatchPrefill(engine.weights(), engine.options().threads());
+        return new BatchPrefill(engine.weights(), engine.pool());
     }
 
     /**
@@ -41,12 +46,12 @@ public final class BatchPrefill implements Prefill, AutoCloseable {
      */
     @Override
     public float[] prefill(Session session, int[] tokens) {
-        return run(session, tokens, false, BatchTaps.NONE);
+        return run(session, tokens, false, null);
     }
 
     /** As {@link #prefill(Session, int[])}, returning the logits of every position, {@code [tokens.length, vocab]} row-major. */
     public float[] prefillAllLogits(Session session, int[] tokens) {
-        return run(session, tokens, true, BatchTaps.NONE);
+        return run(session, tokens, true, null);
     }
 
     /**
@@ -55,21 +60,27 @@ public final class BatchPrefill implements Prefill, AutoCloseable {
      * sites only), one record per position, name by name.
      */
     public float[] prefill(Session session, int[] tokens, TapSink taps) {
-        return run(session, tokens, false, new BatchTaps(taps));
+        return run(session, tokens, false, taps);
     }
 
-    private synchronized float[] run(Session session, int[] tokens, boolean allLogits, BatchTaps taps) {
+    private synchronized float[] run(Session session, int[] tokens, boolean allLogits, TapSink sink) {
         if (session.weights() != weights) throw new IllegalArgumentException("the session belongs to another engine");
         if (session.position() != 0) {
             throw new IllegalStateException("batch prefill starts a fresh session; this one is at position " + session.position()
                     + " (continue it with step or prefill)");
         }
         session.checkPrefill(tokens);
-        KvCache cache = session.cache();
-        BatchForward.KvSink kv = (layer, k, v, from, to) -> cache.writePrompt(layer, tokens.length, k, v, from, to);
-        float[] out = forward.run(tokens, cache.window(), cache.sinks(), allLogits, kv, taps);
+        ForwardTaps taps = sink == null ? ForwardTaps.NONE : new ForwardTaps(sink, ModelWeights.layerNames(weights.g));
+        int t = tokens.length;
+        boolean every = allLogits || taps.wants("logits") || taps.wants("final.norm");
+        Activations a = new Activations(weights.g, t, every ? t : 1);
+        try (Arena arena = Arena.ofShared()) {
+            Kernels kernels = new DenseKernels(weights, dense, pool, tokens, session.cache(), arena);
+            new Forward(weights, Arithmetic.VECTOR, pool, kernels, a, taps).run(tokens, 0, true);
+        }
         session.adoptPrefix(tokens);
-        return out;
+        if (allLogits || !every) return a.logits;
+        return Arrays.copyOfRange(a.logits, (t - 1) * weights.g.vocab(), t * weights.g.vocab());
     }
 
     @Override

@@ -9,7 +9,7 @@ import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.engine.kernel.RowPool;
-import dev.needlewb.engine.layer.KvCache;
+import dev.needlewb.engine.cache.KvCache;
 import java.nio.file.Path;
 
 /**
@@ -92,6 +92,11 @@ public final class Engine implements AutoCloseable {
     /** The packed weights (for the batch prefill, which densifies them). */
     ModelWeights weights() {
         return weights;
+    }
+
+    /** The engine's threads, which every forward of its sessions and batch prefills runs on (one at a time). */
+    RowPool pool() {
+        return pool;
     }
 
     /** A fresh sequence at position 0 without taps. */

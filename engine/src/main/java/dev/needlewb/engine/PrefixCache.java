@@ -1,6 +1,6 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.engine.layer.KvCache;
+import dev.needlewb.engine.cache.KvCache;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

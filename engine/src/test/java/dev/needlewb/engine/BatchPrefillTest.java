@@ -9,7 +9,7 @@ import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.synth.SyntheticCact;
 import dev.needlewb.converter.synth.SyntheticTokenizerBlob;
 import dev.needlewb.engine.kernel.NumericMode;
-import dev.needlewb.engine.layer.Int8KvCache;
+import dev.needlewb.engine.cache.Int8KvCache;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -72,7 +72,7 @@ class EngineLoadTest {
             }
             try (Engine e = Engine.open(longContext, new EngineOptions(mode, 1, 0, 0, EngineOptions.FROM_HEADER))) {
                 assertThat(e.geometry().maxSeqLen()).isEqualTo(Integer.MAX_VALUE);
-                assertThat(e.maxPositions()).isEqualTo(dev.needlewb.engine.layer.KvCache.positionLimit(64, 0, 0));
+                assertThat(e.maxPositions()).isEqualTo(dev.needlewb.engine.cache.KvCache.positionLimit(64, 0, 0));
                 Session s = e.newSession();
                 long perSlot = mode == NumericMode.EXACT ? 2L * 64 * 4 : 2L * (64 + 2 * 4);
                 assertThat(s.cache().bytes()).isEqualTo(6 * 256 * perSlot);

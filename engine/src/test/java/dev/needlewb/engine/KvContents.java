@@ -1,6 +1,6 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.engine.layer.KvCache;
+import dev.needlewb.engine.cache.KvCache;
 
 /**
  * Reads back what a {@link KvCache} holds for a position through its public score and accumulate

@@ -6,7 +6,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Runs the split work of a decode step over a fixed set of threads: the caller plus
+ * Runs the split work of the engine's forward (a decode step's products and attention heads, a batch
+ * prefill's GEMM panels and row passes) over a fixed set of threads: the caller plus
  * {@code threads - 1} workers. A job is a number of tickets that the threads claim one at a time
  * from a shared counter, so a thread that starts late (or is descheduled on a busy machine) simply
  * takes fewer: the caller returns as soon as every ticket is done, never waiting for a worker that
@@ -21,7 +22,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>A decode step issues a few hundred short jobs, so idle workers spin briefly (a park/unpark
  * round trip per job would cost more than the job), then yield (on an oversubscribed machine the
  * thread holding the work needs the core), and finally park. One caller at a time: the pool
- * belongs to one session.
+ * belongs to one engine, which runs one forward at a time.
  */
 public final class RowPool implements AutoCloseable {
     /** Matrices with fewer rows than this are not split. */
@@ -50,6 +51,16 @@ public final class RowPool implements AutoCloseable {
         void run(int ticket, int thread);
     }
 
+    /** Work on the items {@code [from, to)} of a {@link #ranges} split; {@code thread} as in {@link Tickets}. */
+    @FunctionalInterface
+    public interface Ranges {
+        void run(int from, int to, int thread);
+    }
+
+    /** Ranges each thread claims in a {@link #ranges} split, at an even pace. */
+    private static final int CLAIMS_PER_THREAD = 4;
+    private static final int[] NO_OFFSETS = new int[16];
+
     private final int threads;
     private final Thread[] workers;
     private final AtomicIntegerArray parked;
@@ -67,8 +78,12 @@ public final class RowPool implements AutoCloseable {
     private final int[] mvFirstTicket = new int[16];
     private final int[] mvTicketRows = new int[16];
     private final Tickets matvecTicket = (ticket, thread) -> matvecTicket(ticket);
+    private int[] mvOffsets;
     private final PackedCqMatrix[] oneMatrix = new PackedCqMatrix[1];
     private final float[][] oneOutput = new float[1][];
+    private Ranges rangeBody;
+    private int rangeLength, rangeEnd;
+    private final Tickets rangeTicket = this::rangeTicket;
 
     public RowPool(int threads) {
         if (threads < 1) throw new IllegalArgumentException("threads must be >= 1, got " + threads);
@@ -97,6 +112,11 @@ public final class RowPool implements AutoCloseable {
      * work through every matrix's tickets, so the input is read while hot and the threads meet once.
      */
     public void matvec(Activation a, PackedCqMatrix[] ms, float[][] outs) {
+        matvec(a, ms, outs, NO_OFFSETS);
+    }
+
+    /** {@link #matvec(Activation, PackedCqMatrix[], float[][])} writing {@code ms[i] x} from {@code outs[i][offsets[i]]}. */
+    public void matvec(Activation a, PackedCqMatrix[] ms, float[][] outs, int[] offsets) {
         if (ms.length >= mvFirstTicket.length) throw new IllegalArgumentException(ms.length + " matrices in one job");
         int tickets = 0;
         for (int i = 0; i < ms.length; i++) {
@@ -106,13 +126,14 @@ public final class RowPool implements AutoCloseable {
         }
         mvFirstTicket[ms.length] = tickets;
         if (threads == 1 || tickets == ms.length) {
-            for (int i = 0; i < ms.length; i++) ms[i].matvec(a, outs[i], 0);
+            for (int i = 0; i < ms.length; i++) ms[i].matvec(a, outs[i], offsets[i]);
             return;
         }
         for (PackedCqMatrix m : ms) m.bind(a);
         mvActivation = a;
         mvMatrices = ms;
         mvOutputs = outs;
+        mvOffsets = offsets;
         run(tickets, matvecTicket);
     }
 
@@ -121,7 +142,7 @@ public final class RowPool implements AutoCloseable {
         while (mvFirstTicket[i + 1] <= ticket) i++;
         PackedCqMatrix m = mvMatrices[i];
         int from = (ticket - mvFirstTicket[i]) * mvTicketRows[i];
-        m.rows(mvActivation, mvOutputs[i], 0, from, Math.min(m.rows(), from + mvTicketRows[i]));
+        m.rows(mvActivation, mvOutputs[i], mvOffsets[i], from, Math.min(m.rows(), from + mvTicketRows[i]));
     }
 
     private int matrixTicketRows(PackedCqMatrix m, NumericMode mode) {
@@ -147,6 +168,33 @@ public final class RowPool implements AutoCloseable {
     static int ticketRows(int rows, int threads) {
         int share = Math.ceilDiv(rows, threads) / TICKET_ALIGN * TICKET_ALIGN;
         return Math.min(MAX_TICKET_ROWS, Math.max(MIN_TICKET_ROWS, share));
+    }
+
+    /** Whether {@link #ranges} spreads {@code n} items over the threads: two at least per thread. */
+    public boolean spreads(int n) {
+        return threads > 1 && n >= 2 * threads;
+    }
+
+    /**
+     * Runs {@code body} over the items {@code [0, n)}: on the caller alone unless {@link #spreads}, else
+     * in contiguous ranges of about a {@value #CLAIMS_PER_THREAD}th of a thread's share, claimed as
+     * tickets, so a thread that starts late or shares its core takes fewer ranges instead of the
+     * others waiting for its part.
+     */
+    public void ranges(int n, Ranges body) {
+        if (!spreads(n)) {
+            body.run(0, n, 0);
+            return;
+        }
+        rangeBody = body;
+        rangeLength = Math.max(1, n / (CLAIMS_PER_THREAD * threads));
+        rangeEnd = n;
+        run(Math.ceilDiv(n, rangeLength), rangeTicket);
+    }
+
+    private void rangeTicket(int ticket, int thread) {
+        int from = ticket * rangeLength;
+        rangeBody.run(from, Math.min(rangeEnd, from + rangeLength), thread);
     }
 
     /** Runs tickets {@code 0 .. tickets - 1} of {@code task} on the caller and the workers; returns when all are done. */

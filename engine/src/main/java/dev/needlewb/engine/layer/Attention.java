@@ -1,18 +1,15 @@
 package dev.needlewb.engine.layer;
 
+import dev.needlewb.engine.cache.KvCache;
 import dev.needlewb.engine.kernel.Lanes;
 import dev.needlewb.engine.kernel.RowPool;
-import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Causal grouped-query attention of one new position over the cache: query head {@code h} reads
  * kv head {@code h / (heads / kvHeads)}; scores {@code q.k / sqrt(headDim)} over the visible keys
  * (the pinned sinks before the window, then the window up to the query), softmax, weighted sum of values.
  * Each kv head is one ticket of the pool; every head's arithmetic is the same whatever thread runs it.
- * The softmax takes the library exponential in scalar float32 with an index-order sum, or
- * {@link VectorExp} on vectors (within 1.02 ulp per term) with a 16-lane sum.
+ * The softmax is {@link Softmax#ofKeys} under the session's exponential.
  */
 public final class Attention {
     /** Scores held from the first step: the keys of the released geometry's window (256) and more. */
@@ -21,7 +18,7 @@ public final class Attention {
     private final int kvHeads;
     private final int headDim;
     private final RowPool pool;
-    private final boolean vectorSoftmax;
+    private final Arithmetic.Exponential exp;
     /** Per thread: one query head's scores (and its pair's), as long as the most keys a query has seen so far. */
     private final float[][] scores;
     private final float[][] pairScores;
@@ -30,25 +27,32 @@ public final class Attention {
     private int layer;
     private int pos;
     private float[] q;
+    private int qBase;
     private float[] out;
+    private int outBase;
 
     public Attention(int heads, int kvHeads, int headDim, RowPool pool, Arithmetic.Exponential exp) {
         this.heads = heads;
         this.kvHeads = kvHeads;
         this.headDim = headDim;
         this.pool = pool;
-        this.vectorSoftmax = exp == Arithmetic.Exponential.POLYNOMIAL;
+        this.exp = exp;
         this.scores = new float[pool.threads()][0];
         this.pairScores = new float[pool.threads()][0];
     }
 
-    /** {@code out[heads * headDim] = attention(q)} for the query at {@code pos} (already in the cache). */
-    public void attend(KvCache cache, int layer, int pos, float[] q, float[] out) {
+    /**
+     * {@code out[outOff, + heads * headDim) = attention(q[qOff, + heads * headDim))} for the query at
+     * {@code pos} (already in the cache).
+     */
+    public void attend(KvCache cache, int layer, int pos, float[] q, int qOff, float[] out, int outOff) {
         this.cache = cache;
         this.layer = layer;
         this.pos = pos;
         this.q = q;
+        this.qBase = qOff;
         this.out = out;
+        this.outBase = outOff;
         reserveScores(cache.visibility().sinkEnd(pos) + pos + 1 - cache.visibility().windowStart(pos));
         pool.run(kvHeads, byKvHead);
     }
@@ -76,22 +80,22 @@ public final class Attention {
     }
 
     private void head(int h, int kv, float[] s) {
-        int qOff = h * headDim;
-        java.util.Arrays.fill(out, qOff, qOff + headDim, 0f);
+        int qOff = qBase + h * headDim, outOff = outBase + h * headDim;
+        java.util.Arrays.fill(out, outOff, outOff + headDim, 0f);
         int start = cache.visibility().windowStart(pos);
         int sinkEnd = cache.visibility().sinkEnd(pos);
         float scale = (float) (1.0 / Math.sqrt(headDim));
         cache.scores(layer, 0, sinkEnd, kv, q, qOff, scale, s, 0);
         cache.scores(layer, start, pos + 1, kv, q, qOff, scale, s, sinkEnd);
         softmax(s, sinkEnd + pos + 1 - start);
-        cache.accumulate(layer, 0, sinkEnd, kv, s, 0, out, qOff);
-        cache.accumulate(layer, start, pos + 1, kv, s, sinkEnd, out, qOff);
+        cache.accumulate(layer, 0, sinkEnd, kv, s, 0, out, outOff);
+        cache.accumulate(layer, start, pos + 1, kv, s, sinkEnd, out, outOff);
     }
 
     /** Query heads {@code h} and {@code h + 1}, each with exactly the arithmetic of {@link #head}. */
     private void headPair(int h, int kv, float[] s0, float[] s1) {
-        int qOff = h * headDim;
-        java.util.Arrays.fill(out, qOff, qOff + 2 * headDim, 0f);
+        int qOff = qBase + h * headDim, outOff = outBase + h * headDim;
+        java.util.Arrays.fill(out, outOff, outOff + 2 * headDim, 0f);
         int start = cache.visibility().windowStart(pos);
         int sinkEnd = cache.visibility().sinkEnd(pos);
         int n = sinkEnd + pos + 1 - start;
@@ -100,41 +104,11 @@ public final class Attention {
         cache.scores2(layer, start, pos + 1, kv, q, qOff, scale, s0, s1, sinkEnd);
         softmax(s0, n);
         softmax(s1, n);
-        cache.accumulate2(layer, 0, sinkEnd, kv, s0, s1, 0, out, qOff);
-        cache.accumulate2(layer, start, pos + 1, kv, s0, s1, sinkEnd, out, qOff);
+        cache.accumulate2(layer, 0, sinkEnd, kv, s0, s1, 0, out, outOff);
+        cache.accumulate2(layer, start, pos + 1, kv, s0, s1, sinkEnd, out, outOff);
     }
 
     private void softmax(float[] s, int n) {
-        if (vectorSoftmax) vectorSoftmax(s, n);
-        else scalarSoftmax(s, n);
-    }
-
-    private static void scalarSoftmax(float[] s, int n) {
-        float max = Float.NEGATIVE_INFINITY;
-        for (int i = 0; i < n; i++) max = Math.max(max, s[i]);
-        float sum = 0f;
-        for (int i = 0; i < n; i++) sum += s[i] = (float) Math.exp(s[i] - max);
-        float inv = 1f / sum;
-        for (int i = 0; i < n; i++) s[i] *= inv;
-    }
-
-    /**
-     * The softmax with vector exponentials: the maximum (order-free), {@code exp(s - max)} lane by lane,
-     * their sum over {@link Lanes}' 16 logical lanes in its fixed tree, one reciprocal. The scores are
-     * padded with -infinity to whole vectors (the buffers have room), then their exponentials with zeros,
-     * so every vector operation runs unmasked at one call site: a masked tail site would be compiled
-     * apart, box its vectors and allocate on every step (AVX2 has no masked float add).
-     */
-    private static void vectorSoftmax(float[] s, int n) {
-        VectorSpecies<Float> f = Lanes.F;
-        int whole = Math.ceilDiv(n, f.length()) * f.length();
-        java.util.Arrays.fill(s, n, whole, Float.NEGATIVE_INFINITY);
-        FloatVector maxes = FloatVector.broadcast(f, Float.NEGATIVE_INFINITY);
-        for (int i = 0; i < whole; i += f.length()) maxes = maxes.max(FloatVector.fromArray(f, s, i));
-        float max = maxes.reduceLanes(VectorOperators.MAX);
-        VectorExp.expShifted(s, 0, whole, max);
-        java.util.Arrays.fill(s, n, whole, 0f);
-        float inv = 1f / Lanes.sumPadded(s, 0, n);
-        for (int i = 0; i < whole; i += f.length()) FloatVector.fromArray(f, s, i).mul(inv).intoArray(s, i);
+        Softmax.ofKeys(s, n, exp);
     }
 }

@@ -1,6 +1,7 @@
 package dev.needlewb.engine.layer;
 
 import dev.needlewb.core.model.EngramHash;
+import dev.needlewb.engine.cache.TokenHistory;
 import dev.needlewb.engine.kernel.Activation;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
@@ -12,7 +13,7 @@ import java.util.function.IntUnaryOperator;
  * gathered table rows (zero when the n-gram reaches before the start), {@code k = e Wkey},
  * {@code v0 = e Wvalue}, the dilated causal conv {@code v = sum_j taps[j] * v0[pos - dil j]}, and the
  * gate that injects {@code v} into the block input. The static parts ({@link #gather}, {@link #conv},
- * {@link #gate}) are the math both forwards run; an instance is a decoding session's site, with a ring
+ * {@link #gate}) are the math of both cases of the forward; an instance is a decoding session's site, with a ring
  * of past {@code v0} and every buffer allocated once.
  */
 public final class Engram {
@@ -41,6 +42,8 @@ public final class Engram {
     private final float[] v0;
     private final PackedCqMatrix[] projections;
     private final float[][] projected;
+    /** Where the key and {@code v0} go in {@link #projected}. */
+    private final int[] offsets = new int[2];
 
     public Engram(Weights w, Tables tables, int taps, int dilation, NumericMode mode) {
         this.w = w;
@@ -113,14 +116,18 @@ public final class Engram {
         return Norms.sigmoid(dot / (float) Math.sqrt(d));
     }
 
-    /** Engram key and (conv-mixed) value of the token at {@code pos}; positions must come in order. */
-    public void step(TokenHistory tokens, int pos, RowPool pool, float[] k, float[] v) {
+    /**
+     * Engram key {@code k[kOff, + d)} and (conv-mixed) value {@code v[vOff, + d)} of the token at {@code pos};
+     * positions must come in order.
+     */
+    public void step(TokenHistory tokens, int pos, RowPool pool, float[] k, int kOff, float[] v, int vOff) {
         gather(w.tables(), tables, tokens.reader(), pos, e, 0, scratch);
         act.prepare(e, 0);
         projected[0] = k;
         projected[1] = v0;
-        pool.matvec(act, projections, projected);
+        offsets[0] = kOff;
+        pool.matvec(act, projections, projected, offsets);
         System.arraycopy(v0, 0, v0Ring, ringRow.applyAsInt(pos), d);
-        conv(w.taps(), taps, dilation, d, v0Ring, ringRow, pos, v, 0);
+        conv(w.taps(), taps, dilation, d, v0Ring, ringRow, pos, v, vOff);
     }
 }

@@ -24,9 +24,9 @@ public final class HadamardMlp {
         this.vectorSilu = exp == Arithmetic.Exponential.POLYNOMIAL && n % Lanes.LOGICAL == 0;
     }
 
-    /** {@code out[d] = mlp(x[d])} with the layer's diagonals {@code d1, d2, d3} (length n). */
-    public void apply(float[] x, float[] d1, float[] d2, float[] d3, float[] out) {
-        for (int i = 0; i < d; i++) z[i] = d1[i] * x[i];
+    /** {@code out[outOff, + d) = mlp(x[xOff, + d))} with the layer's diagonals {@code d1, d2, d3} (length n). */
+    public void apply(float[] x, int xOff, float[] d1, float[] d2, float[] d3, float[] out, int outOff) {
+        for (int i = 0; i < d; i++) z[i] = d1[i] * x[xOff + i];
         java.util.Arrays.fill(z, d, n, 0f);
         Hadamard.transform(z, 0, n);
         if (vectorSilu) {
@@ -41,6 +41,6 @@ public final class HadamardMlp {
             }
         }
         Hadamard.transform(z, 0, n);
-        for (int i = 0; i < d; i++) out[i] = d3[i] * z[i];
+        for (int i = 0; i < d; i++) out[outOff + i] = d3[i] * z[i];
     }
 }

@@ -10,7 +10,7 @@ import jdk.incubator.vector.VectorSpecies;
  * the block input {@code u = sum_j hpre[j] X[j]}, the update {@code X' = P X + hpost (block(u) - u)}
  * and the final mean of the lanes. Each output element is one float32 expression evaluated in a fixed
  * order (products rounded, then added from 0 in lane order), the same on vector lanes as in the
- * scalar tail, so the forwards agree bit for bit wherever their inputs do.
+ * scalar tail, so the forward's two cases agree bit for bit wherever their inputs do.
  */
 public final class Mhc {
     private static final VectorSpecies<Float> F = Lanes.F;

@@ -4,12 +4,13 @@ package dev.needlewb.engine.layer;
  * Rotary position embedding over halves: dim {@code i} pairs with {@code i + headDim/2},
  * {@code [x1 cos - x2 sin, x2 cos + x1 sin]}, angle {@code pos / theta^(2i / headDim)}; the angles and
  * their cosines and sines computed in double and stored as float32, one row of {@code headDim / 2} per
- * position. A table holds the rows of a fixed set of positions: a prompt's (the batch prefill), or the
- * one position a decoding step is at ({@link #moveTo}), so its size follows the positions a run
- * computes, never the model's max_seq_len.
+ * position. A table holds the rows of the consecutive positions one forward computes ({@link #moveTo}):
+ * a prompt's, or the one position a decoding step is at, so its size follows the positions a run computes,
+ * never the model's max_seq_len.
  */
 public final class Rope {
     private final int half;
+    private final int rows;
     /** {@code theta^(2i / headDim)} per pair, the divisor of each angle. */
     private final double[] wavelengths;
     private final float[] cos;
@@ -18,22 +19,16 @@ public final class Rope {
     /** A table of {@code rows} rows, none filled yet. */
     public Rope(int headDim, double theta, int rows) {
         this.half = headDim / 2;
+        this.rows = rows;
         this.wavelengths = new double[half];
         for (int i = 0; i < half; i++) wavelengths[i] = Math.pow(theta, 2.0 * i / headDim);
         this.cos = new float[Math.multiplyExact(rows, half)];
         this.sin = new float[Math.multiplyExact(rows, half)];
     }
 
-    /** The rows of positions {@code 0 .. positions - 1}, row {@code p} for position {@code p}. */
-    public static Rope ofPositions(int headDim, double theta, int positions) {
-        Rope rope = new Rope(headDim, theta, positions);
-        for (int p = 0; p < positions; p++) rope.fill(p, p);
-        return rope;
-    }
-
-    /** A one-row table set to position {@code pos}: what a decoding step reads for every layer. */
-    public void moveTo(int pos) {
-        fill(0, pos);
+    /** Sets row {@code r} to position {@code first + r}, for every row: what a forward over those positions reads in every layer. */
+    public void moveTo(int first) {
+        for (int r = 0; r < rows; r++) fill(r, first + r);
     }
 
     private void fill(int row, int pos) {

@@ -4,7 +4,7 @@ import dev.needlewb.engine.kernel.Lanes;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
-/** Element-wise passes over one row that both forwards share; each lane rounds exactly as the scalar tail. */
+/** Element-wise passes over one row, in both cases of the forward; each lane rounds exactly as the scalar tail. */
 public final class Rows {
     private static final VectorSpecies<Float> F = Lanes.F;
 

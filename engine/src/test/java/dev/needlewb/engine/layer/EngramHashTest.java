@@ -1,6 +1,7 @@
 package dev.needlewb.engine.layer;
 
 import dev.needlewb.core.model.EngramHash;
+import dev.needlewb.engine.cache.TokenHistory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.needlewb.golden.Golden;

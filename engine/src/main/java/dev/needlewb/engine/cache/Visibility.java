@@ -1,4 +1,4 @@
-package dev.needlewb.engine.layer;
+package dev.needlewb.engine.cache;
 
 /**
  * Which keys a query sees (SPEC section 2 masks): a key at {@code kpos <= qpos} is visible when

@@ -1,4 +1,4 @@
-package dev.needlewb.engine.layer;
+package dev.needlewb.engine.cache;
 
 import java.util.function.IntUnaryOperator;
 

@@ -1,4 +1,4 @@
-package dev.needlewb.engine.layer;
+package dev.needlewb.engine.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

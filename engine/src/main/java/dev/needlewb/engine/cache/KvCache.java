@@ -1,4 +1,4 @@
-package dev.needlewb.engine.layer;
+package dev.needlewb.engine.cache;
 
 /**
  * Keys (after k_norm and RoPE) and values of every layer for the positions a query can still see

@@ -316,6 +316,7 @@ public final class Converter {
             return switch (row.storage()) {
                 case CQ -> TensorConversion.cq(bits.recordBitsFor(row.name()), group);
                 case FP16 -> "fp16";
+                case FP32 -> "fp32";
                 case RAW -> "raw";
                 case CHECKPOINT_ONLY -> "-";
             };

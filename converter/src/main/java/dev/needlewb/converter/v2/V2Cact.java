@@ -79,6 +79,12 @@ public final class V2Cact implements CactGeneration {
         return V2Notes.of(file);
     }
 
+    @Override
+    public String tokenizerProblem(long pieces, ModelGeometry g) {
+        return pieces == g.vocab() ? null
+                : "the tokenizer has " + pieces + " pieces, the header's vocab is " + g.vocab() + " (upstream's _pack_cact refuses a mismatch)";
+    }
+
     /** Upstream's _pack_cact refuses a tokenizer whose vocabulary differs from the config's. */
     @Override
     public void checkTokenizer(byte[] blob, ModelGeometry g) throws WorkbenchException {

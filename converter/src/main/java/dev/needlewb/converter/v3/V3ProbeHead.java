@@ -1,0 +1,60 @@
+package dev.needlewb.converter.v3;
+
+/**
+ * Needle 3's optional probe heads in the canonical order upstream writes them ({@code HEADS},
+ * architecture.py:1198), with their manifest codes, whether their Flax {@code proj} has a bias
+ * (the embedding head's has none: {@code ProbeHead.export} writes zeros, architecture.py:1139-1141)
+ * and whether a calibration vector follows (the router's, architecture.py:1176-1179).
+ */
+public enum V3ProbeHead {
+    EMBEDDING(1, "embedding_head", false, false),
+    CONFIDENCE(2, "confidence_head", true, false),
+    ROUTER(3, "router_head", true, true);
+
+    /** RouterHead.calibration_init, written when the checkpoint has no calibration (architecture.py:1176). */
+    public static final double[] DEFAULT_CALIBRATION = {0.90, 0.00, 0.60};
+
+    private final int code;
+    private final String key;
+    private final boolean flaxBias;
+    private final boolean calibration;
+
+    V3ProbeHead(int code, String key, boolean flaxBias, boolean calibration) {
+        this.code = code;
+        this.key = key;
+        this.flaxBias = flaxBias;
+        this.calibration = calibration;
+    }
+
+    /** The value stored in {@code heads.manifest}. */
+    public int code() {
+        return code;
+    }
+
+    /** The name prefix of the head's tensors, e.g. {@code confidence_head}. */
+    public String key() {
+        return key;
+    }
+
+    public boolean flaxBias() {
+        return flaxBias;
+    }
+
+    /** Whether the head writes a {@code calibration} tensor after its bias. */
+    public boolean hasCalibration() {
+        return calibration;
+    }
+
+    /** Tensors the head writes: probes, gain, query, row_bias, proj, bias (and calibration). */
+    public int tensorCount() {
+        return calibration ? 7 : 6;
+    }
+
+    /** The head with this manifest code, or null. */
+    public static V3ProbeHead ofCode(double code) {
+        for (V3ProbeHead h : values()) {
+            if (h.code == code) return h;
+        }
+        return null;
+    }
+}

@@ -73,7 +73,7 @@ public final class SyntheticCact {
         return new CactModel(geometry, Codebooks.headerCodebook(GROUP), tensors);
     }
 
-    private static CactTensor cq(String name, long[] shape, int bits, SplittableRandom rnd) {
+    static CactTensor cq(String name, long[] shape, int bits, SplittableRandom rnd) {
         byte[] data = new byte[Math.toIntExact(CqBlob.byteSize(shape[0], shape[1], bits, GROUP))];
         rnd.nextBytes(data);
         CqBlob blob = new CqBlob(shape[0], shape[1], GROUP, bits, MemorySegment.ofArray(data));
@@ -83,7 +83,7 @@ public final class SyntheticCact {
         return new CactTensor(name, CactDType.CQ, shape, GROUP, bits, blob.data());
     }
 
-    private static CactTensor fp16(String name, long[] shape, SplittableRandom rnd, double scale) {
+    static CactTensor fp16(String name, long[] shape, SplittableRandom rnd, double scale) {
         long n = 1;
         for (long d : shape) n *= d;
         double[] values = new double[Math.toIntExact(n)];
@@ -92,7 +92,7 @@ public final class SyntheticCact {
         return new CactTensor(name, CactDType.FP16, shape, 0, 0, t.data());
     }
 
-    private static CactTensor fp16Values(String name, double[] values) {
+    static CactTensor fp16Values(String name, double[] values) {
         ByteBuffer b = ByteBuffer.allocate(values.length * 2).order(ByteOrder.LITTLE_ENDIAN);
         for (double v : values) b.putShort(Float.floatToFloat16((float) v));
         return new CactTensor(name, CactDType.FP16, new long[] {values.length}, 0, 0, MemorySegment.ofArray(b.array()));

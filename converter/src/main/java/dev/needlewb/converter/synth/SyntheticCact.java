@@ -78,6 +78,14 @@ public final class SyntheticCact {
         rnd.nextBytes(data);
         CqBlob blob = new CqBlob(shape[0], shape[1], GROUP, bits, MemorySegment.ofArray(data));
         int codeBytes = (int) blob.normsOffset();
+        if (bits == dev.needlewb.converter.cq.CqPacking.TERNARY_RECORD_BITS) {
+            // crumbs 3, 0, 1 are the trits; 2 is none (export.py _unpack_ternary_crumbs): make it 3
+            for (int i = 0; i < codeBytes; i++) {
+                int b = data[i] & 0xFF;
+                for (int shift = 0; shift < 8; shift += 2) if ((b >> shift & 3) == 2) b |= 1 << shift;
+                data[i] = (byte) b;
+            }
+        }
         ByteBuffer norms = ByteBuffer.wrap(data, codeBytes, data.length - codeBytes).order(ByteOrder.LITTLE_ENDIAN);
         while (norms.hasRemaining()) norms.putShort(Float.floatToFloat16((float) (0.226 * (0.7 + 0.6 * rnd.nextDouble()))));
         return new CactTensor(name, CactDType.CQ, shape, GROUP, bits, blob.data());

@@ -55,6 +55,9 @@ public interface CactGeneration {
     /** What is unusual but valid in {@code file}, each with the upstream code behind it; empty for an ordinary export. */
     List<String> notes(CactFile file);
 
+    /** The CQ widths a fresh {@code .cact} of this generation gets when none are asked for: its exporter's default. */
+    dev.needlewb.converter.names.BitsMap defaultBits();
+
     /** Why a tokenizer of {@code pieces} pieces does not fit {@code g} (upstream's {@code _pack_cact} rule), or null. */
     String tokenizerProblem(long pieces, ModelGeometry g);
 

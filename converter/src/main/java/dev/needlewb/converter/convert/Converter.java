@@ -223,10 +223,10 @@ public final class Converter {
                         q = r.dtype() == CactDType.CQ ? TensorConversion.cq(r.bits(), r.group()) : r.dtype().name().toLowerCase(Locale.ROOT);
                         bytes = r.nbytes();
                     } else {
-                        q = quantization(row, bits, group());
+                        q = quantization(row, weights.names().recordBits(row, bits), group());
                         bytes = row.storage() == Storage.RAW ? weights.tokenizer().length
-                                : row.storage() == Storage.CQ ? TensorBytes.of(CactDType.CQ, longs(row.shape()), group(), bits.recordBitsFor(row.name()))
-                                : 2 * NpyArray.elementCount(row.shape());
+                                : row.storage() == Storage.CQ ? TensorBytes.of(CactDType.CQ, longs(row.shape()), group(), weights.names().recordBits(row, bits))
+                                : (row.storage() == Storage.FP32 ? 4 : 2) * NpyArray.elementCount(row.shape());
                     }
                     rows.add(new PlanRow(row.name(), row.name(), row.transform(), q, bytes));
                     end = CactFormat.align(end) + bytes;
@@ -312,9 +312,9 @@ public final class Converter {
             return new ModelWeights(weights.names(), out, weights.tokenizer());
         }
 
-        private static String quantization(NameRow row, BitsMap bits, int group) {
+        private static String quantization(NameRow row, int recordBits, int group) {
             return switch (row.storage()) {
-                case CQ -> TensorConversion.cq(bits.recordBitsFor(row.name()), group);
+                case CQ -> TensorConversion.cq(recordBits, group);
                 case FP16 -> "fp16";
                 case FP32 -> "fp32";
                 case RAW -> "raw";

@@ -87,7 +87,7 @@ public final class CactExporter {
             case RAW -> new Encoded(CactTensor.of(row.name(), CactDType.RAW, new long[0], 0, 0, tokenizer),
                     new TensorConversion(row.name(), row.transform(), "raw", 0, 0, false, 0, 0, -1, -1));
             case CQ -> {
-                int b = bits.recordBitsFor(row.name());
+                int b = w.names().recordBits(row, bits);
                 float[] source = w.tensor(row).asFloats();
                 Blob blob = encodeCq(row.name(), CqQuantizer.of(b, group), source, row.shape()[0], row.shape()[1]);
                 yield new Encoded(new CactTensor(row.name(), CactDType.CQ, shape, group, b, MemorySegment.ofArray(blob.bytes())),

@@ -8,6 +8,7 @@ import dev.needlewb.converter.names.BitsMap;
 import dev.needlewb.converter.names.Storage;
 import dev.needlewb.converter.v3.HadaPermutations;
 import dev.needlewb.converter.v3.V3HeadShape;
+import dev.needlewb.converter.v3.V3Names;
 import dev.needlewb.converter.v3.V3ProbeHead;
 import dev.needlewb.converter.v3.V3Tensor;
 import dev.needlewb.core.v3.V3Geometry;
@@ -28,8 +29,6 @@ import java.util.SplittableRandom;
  */
 public final class SyntheticV3Cact {
     public static final int GROUP = SyntheticCact.GROUP;
-    /** quantize.HEAD_BITS. */
-    public static final int HEAD_BITS = 4;
     /**
      * The RAW tokenizer size that makes a file of the released geometry, the shipped bits scheme
      * and the confidence head 35,335,380 bytes, the published size: derived from it (the blobs
@@ -60,7 +59,7 @@ public final class SyntheticV3Cact {
                 case HEAD_BIAS -> SyntheticCact.fp16(name, shape, rnd, t.head().head().flaxBias() ? 0.02 : 0);
                 case TOKENIZER -> CactTensor.of(name, CactDType.RAW, new long[0], 0, 0, tokenizerBlob);
                 default -> t.tensor().storage() == Storage.CQ
-                        ? SyntheticCact.cq(name, shape, t.head() != null ? HEAD_BITS : bits.recordBitsFor(name), rnd)
+                        ? SyntheticCact.cq(name, shape, t.head() != null ? V3Names.HEAD_BITS : bits.recordBitsFor(name), rnd)
                         : SyntheticCact.fp16(name, shape, rnd, 0.02);
             });
         }

@@ -79,6 +79,12 @@ public final class V2Cact implements CactGeneration {
         return V2Notes.of(file);
     }
 
+    /** Upstream v2's released scheme, embedding=4,mhc=4,default=2. */
+    @Override
+    public dev.needlewb.converter.names.BitsMap defaultBits() {
+        return dev.needlewb.converter.names.BitsMap.released();
+    }
+
     @Override
     public String tokenizerProblem(long pieces, ModelGeometry g) {
         return pieces == g.vocab() ? null

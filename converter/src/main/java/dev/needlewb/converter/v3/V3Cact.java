@@ -9,6 +9,7 @@ import dev.needlewb.converter.cact.CactModel;
 import dev.needlewb.converter.cact.CactTensor;
 import dev.needlewb.converter.cact.HeaderCodec;
 import dev.needlewb.converter.cact.TensorRecord;
+import dev.needlewb.converter.names.BitsMap;
 import dev.needlewb.converter.names.NameMap;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
@@ -82,6 +83,12 @@ public final class V3Cact implements CactGeneration {
     @Override
     public List<String> notes(CactFile file) {
         return V3Notes.of(file);
+    }
+
+    /** The v3 exporter's only width: every matrix CQ4 (WEIGHT_BITS, quantize.py:61; _cq_pack refuses others, export.py:185-186). */
+    @Override
+    public BitsMap defaultBits() {
+        return BitsMap.uniform(4);
     }
 
     /** Upstream's _pack_cact refuses a tokenizer of more pieces than the vocab; fewer is allowed (export.py:402-403). */

@@ -11,6 +11,8 @@ import java.util.List;
 
 /** The {@link NameMap} of a Needle 3 model, expanded from the {@link V3Tensor} table in {@code .cact} order. */
 public final class V3Names {
+    /** quantize.HEAD_BITS: the probe heads' matrices are CQ4 (quantize.py:218). */
+    public static final int HEAD_BITS = 4;
     private V3Names() {}
 
     /**
@@ -20,14 +22,17 @@ public final class V3Names {
      */
     public static NameMap of(V3Geometry g, List<V3HeadShape> heads, boolean tokenizer, java.util.Map<String, long[]> shapes) {
         List<NameRow> rows = new ArrayList<>();
+        java.util.Map<String, Integer> headBits = new java.util.HashMap<>();
         for (V3Tensor.Name t : V3Tensor.expand(g, heads, tokenizer)) {
+            // _head_tensors writes the head matrices at HEAD_BITS whatever the model's bits (export.py:326-328)
+            if (t.head() != null && t.tensor().storage() == dev.needlewb.converter.names.Storage.CQ) headBits.put(t.name(), HEAD_BITS);
             long[] stored = shapes.getOrDefault(t.name(), t.shape(g, heads.size()));
             int[] shape = toInt(stored);
             Transform transform = t.transform();
             int[] flax = t.flaxPath() == null ? null : transform.flaxShape(shape, g.numLayers(), g.numEngramTables());
             rows.add(new NameRow(t.name(), t.flaxPath(), t.layer(), t.torchKey(), shape, flax, transform, t.tensor().storage()));
         }
-        return new NameMap(g, heads.stream().mapToInt(h -> h.head().code()).toArray(), rows);
+        return new NameMap(g, heads.stream().mapToInt(h -> h.head().code()).toArray(), rows, headBits);
     }
 
     /** The names of a validated Needle 3 {@code .cact}: its geometry, its heads and variant shapes as stored, its tokenizer if any. */

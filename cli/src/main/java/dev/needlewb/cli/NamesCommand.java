@@ -4,7 +4,6 @@ import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.converter.convert.WeightSources;
-import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.v2.V2Names;
 import dev.needlewb.converter.v3.V3Names;
@@ -71,7 +70,7 @@ final class NamesCommand implements Callable<Integer> {
                         return WeightSources.namesOf(f);
                     }
                 }
-                if (geometry.endsWith(".pkl") || geometry.endsWith(".ckpt")) return WeightSources.namesOf(FlaxCheckpointReader.read(file, true, NonFinitePolicy.ALLOW));
+                if (geometry.endsWith(".pkl") || geometry.endsWith(".ckpt")) return WeightSources.namesOfCheckpoint(file);
                 throw new WorkbenchException("--geometry " + geometry + ": expected needle2, mini, needle3, mini3, a .cact or a checkpoint .pkl");
             }
         }

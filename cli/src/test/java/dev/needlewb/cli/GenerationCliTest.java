@@ -71,6 +71,26 @@ class GenerationCliTest {
     }
 
     @Test
+    void upstreamsNeedle3CheckpointConvertsToUpstreamsFileAndABadOneWritesNothing(@TempDir Path dir) throws Exception {
+        Path ckpt = Golden.v3mini("mini3.ckpt.pkl");
+        Path out = dir.resolve("mini3.cact");
+        CliRun run = CliRun.of("convert", ckpt.toString(), "--tokenizer", Golden.v3mini("tok512.model").toString(), "--to", out.toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        assertThat(Files.readAllBytes(out)).isEqualTo(Files.readAllBytes(Golden.v3mini("mini3.cact")));
+        CliRun names = CliRun.of("names", "--geometry", ckpt.toString(), "--compact");
+        assertThat(names.exit()).as(names.err()).isZero();
+        assertThat(names.out()).contains("| confidence_head.probes | confidence_head/probes | confidence_head.probes | [20, 128] | [5, 4, 128] | PROBES_RESHAPE | cq4/128 |");
+        // a LoRA adapter is not merged into a Needle 3 checkpoint yet: refused before anything is written
+        Path refused = dir.resolve("refused.cact");
+        CliRun lora = CliRun.of("convert", ckpt.toString(), "--lora", ckpt.toString(), "--tokenizer", Golden.v3mini("tok512.model").toString(),
+                "--to", refused.toString());
+        assertThat(lora.exit()).isEqualTo(Main.EXIT_USER_ERROR);
+        assertThat(lora.err().strip()).doesNotContain("\n").endsWith("--lora merges into Needle 2 checkpoints only in this version");
+        assertThat(refused).doesNotExist();
+        assertThat(dir.resolve("refused.cact.manifest.json")).doesNotExist();
+    }
+
+    @Test
     void aNeedle3FileRoundTripsThroughStateDictsByteForByte(@TempDir Path dir) throws Exception {
         Path v3 = Golden.v3mini("mini3.cact");
         for (String ext : List.of("safetensors", "pt")) {

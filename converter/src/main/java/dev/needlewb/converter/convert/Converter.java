@@ -15,7 +15,6 @@ import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.converter.flax.FlaxCheckpointWriter;
 import dev.needlewb.converter.flax.FlaxParamShapes;
 import dev.needlewb.converter.flax.KvBudget;
-import dev.needlewb.converter.flax.LoraAdapter;
 import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.core.io.FileOutput;
 import dev.needlewb.core.io.NpyArray;
@@ -159,10 +158,9 @@ public final class Converter {
             if (request.config() != null) meta = FlaxCheckpointReader.read(request.config(), request.allowExtraParams(), nonFinite);
             switch (from) {
                 case FLAX -> {
-                    FlaxCheckpoint ckpt = FlaxCheckpointReader.read(request.input(), request.allowExtraParams(), nonFinite);
-                    if (request.lora() != null) ckpt = LoraAdapter.read(request.lora(), nonFinite).mergeInto(ckpt);
-                    if (meta == null) meta = ckpt;
-                    weights = WeightSources.fromCheckpoint(ckpt);
+                    CheckpointGenerations.Read read = CheckpointGenerations.read(request.input(), request.lora(), request.allowExtraParams(), nonFinite);
+                    if (meta == null) meta = read.needle2();
+                    weights = read.weights();
                 }
                 case CACT -> weights = WeightSources.fromCact(openCact(request.input(), nonFinite), "f16".equals(request.dtype()));
                 case TORCH, SAFETENSORS -> {

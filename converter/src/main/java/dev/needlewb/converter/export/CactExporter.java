@@ -93,6 +93,11 @@ public final class CactExporter {
                 yield new Encoded(new CactTensor(row.name(), CactDType.CQ, shape, group, b, MemorySegment.ofArray(blob.bytes())),
                         new TensorConversion(row.name(), row.transform(), TensorConversion.cq(b, group), b, group, false, blob.maxAbsChange(), blob.rmsChange(), -1, -1));
             }
+            case FP32 -> {
+                Blob blob = encodeFloat(row.name(), w.tensor(row).asFloats());
+                yield new Encoded(new CactTensor(row.name(), CactDType.FP32, shape, 0, 0, MemorySegment.ofArray(blob.bytes())),
+                        new TensorConversion(row.name(), row.transform(), "fp32", 0, 0, false, 0, 0, -1, -1));
+            }
             default -> {
                 float[] source = fp16Source(w, row, w.names());
                 Blob blob = encodeHalf(row.name(), source);
@@ -160,6 +165,16 @@ public final class CactExporter {
         }
         double[] diff = TensorConversion.difference(decoded, values);
         return new Blob(blob.array(), diff[0], diff[1]);
+    }
+
+    /** Float32 as is (Needle 3's permutations); non-finite values are refused as for float16. */
+    static Blob encodeFloat(String name, float[] values) throws WorkbenchException {
+        for (int k = 0; k < values.length; k++) {
+            if (!Float.isFinite(values[k])) throw new WorkbenchException("tensor " + name + ": element " + k + " is " + values[k]);
+        }
+        ByteBuffer b = ByteBuffer.allocate(values.length * 4).order(ByteOrder.LITTLE_ENDIAN);
+        b.asFloatBuffer().put(values);
+        return new Blob(b.array(), 0, 0);
     }
 
     private static float[] fp16Source(ModelWeights w, NameRow row, NameMap names) {

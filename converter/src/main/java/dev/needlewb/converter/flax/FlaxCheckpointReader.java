@@ -33,7 +33,13 @@ public final class FlaxCheckpointReader {
      * @param nonFinite whether a parameter holding NaN or infinity is refused, naming its path and first element
      */
     public static FlaxCheckpoint read(Path file, boolean allowExtraParams, NonFinitePolicy nonFinite) throws WorkbenchException {
-        FlaxCheckpoint ckpt = fromTree(file, SafePickle.load(file), allowExtraParams);
+        return checked(file, readStructure(file), allowExtraParams, nonFinite);
+    }
+
+    /** {@link #read} of a checkpoint whose structure {@link #readStructure} already read. */
+    public static FlaxCheckpoint checked(Path file, FlaxCheckpoint structure, boolean allowExtraParams, NonFinitePolicy nonFinite)
+            throws WorkbenchException {
+        FlaxCheckpoint ckpt = checkedNeedle2(file, structure, allowExtraParams);
         if (nonFinite == NonFinitePolicy.REFUSE) {
             for (var e : ckpt.params().entrySet()) {
                 NonFiniteCount bad = NonFiniteCount.of(e.getValue());
@@ -44,7 +50,10 @@ public final class FlaxCheckpointReader {
     }
 
     static FlaxCheckpoint fromTree(Path file, Object tree, boolean allowExtraParams) throws WorkbenchException {
-        FlaxCheckpoint checkpoint = structure(file, tree);
+        return checkedNeedle2(file, structure(file, tree), allowExtraParams);
+    }
+
+    private static FlaxCheckpoint checkedNeedle2(Path file, FlaxCheckpoint checkpoint, boolean allowExtraParams) throws WorkbenchException {
         Generation generation = Generation.ofCheckpointConfig(checkpoint.config().keySet());
         if (generation != Generation.NEEDLE2) {
             throw error(file, "the config has qk_head_dim, which marks a " + generation + " checkpoint: " + generation

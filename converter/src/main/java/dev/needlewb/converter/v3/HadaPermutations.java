@@ -4,6 +4,9 @@ import dev.needlewb.converter.cact.CactBytes;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.cq.codebook.LegacyRandomState;
 import dev.needlewb.core.FormatException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * The Kronecker MLP's fixed gathers {@code hada_p1} / {@code hada_p2} ({@code _hada_perms},
@@ -15,6 +18,7 @@ public final class HadaPermutations {
     public static final int SEED_1 = 11;
     public static final int SEED_2 = 13;
     private static final int SPLIT_SEED_OFFSET = 977;
+    private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private HadaPermutations() {}
 
@@ -30,26 +34,34 @@ public final class HadaPermutations {
         return p;
     }
 
+    /** The first entry of a stored permutation that breaks the rule: its position and what is wrong. */
+    record Problem(int position, String text) {}
+
     /**
-     * Checks an FP32 permutation record: every value an integer of 0..n-1, each once (upstream's
-     * writer stores {@code np.asarray(p, np.float32)} of a permutation; the engine gathers with it).
-     *
-     * @throws FormatException naming the record and the offending float's byte offset
+     * The first problem of {@code n} little-endian float32 values that must be a permutation:
+     * every value an integer of 0..n-1, each once (upstream's writer stores
+     * {@code np.asarray(p, np.float32)} of a permutation, export.py:290-297; the engine gathers
+     * with it), or null.
      */
-    static void check(CactBytes b, TensorRecord r) throws FormatException {
-        int n = (int) r.dim(0);
+    static Problem problem(MemorySegment floats, int n) {
         boolean[] seen = new boolean[n];
         for (int i = 0; i < n; i++) {
-            long at = r.offset() + 4L * i;
-            float v = b.f32(at);
+            float v = floats.get(F32, 4L * i);
             int index = (int) v;
-            if (!(v >= 0 && v < n) || index != v || seen[index]) {
-                throw new FormatException(b.file(), r.index(), r.name(), at, "value " + v + " at position " + i
-                        + (v >= 0 && v < n && index == v ? " repeats an earlier one" : " is not an integer of 0.." + (n - 1))
+            boolean integer = v >= 0 && v < n && index == v;
+            if (!integer || seen[index]) {
+                return new Problem(i, "value " + v + " at position " + i + (integer ? " repeats an earlier one" : " is not an integer of 0.." + (n - 1))
                         + ": hada_p1/hada_p2 must be permutations (export.py:290-297)");
             }
             seen[index] = true;
         }
+        return null;
+    }
+
+    /** Checks a validated FP32 permutation record, naming its offending float's byte offset. */
+    static void check(CactBytes b, TensorRecord r) throws FormatException {
+        Problem p = problem(b.bytes().asSlice(r.offset(), r.nbytes()), (int) r.dim(0));
+        if (p != null) throw new FormatException(b.file(), r.index(), r.name(), r.offset() + 4L * p.position(), p.text());
     }
 
     /** Whether {@code values} are exactly upstream's permutation from {@code seed} (unsplit or split). */

@@ -64,6 +64,13 @@ public final class V3Cact implements CactGeneration {
             throw new WorkbenchException("cannot write .cact: " + ts.size() + " tensors, but " + g + " with heads " + heads
                     + (tokenizer ? " and a tokenizer" : "") + " has " + layout.size());
         }
+        // what the reader refuses is not written: the permutations (the rest of a record the writer checks itself)
+        for (String name : List.of("hada_p1", "hada_p2")) {
+            CactTensor t = model.tensor(name);
+            if (t.dtype() != CactDType.FP32 || t.data().byteSize() != 4L * g.hadaN()) continue;
+            HadaPermutations.Problem p = HadaPermutations.problem(t.data(), g.hadaN());
+            if (p != null) throw new WorkbenchException("cannot write .cact: tensor " + name + ": " + p.text());
+        }
         return layout;
     }
 

@@ -136,6 +136,21 @@ class V3HeaderRulesTest {
     }
 
     @Test
+    void theWriterRefusesAPermutationTheReaderWouldRefuse() throws Exception {
+        CactFile clean = CactFile.parse(MemorySegment.ofArray(original), MINI3);
+        var model = dev.needlewb.converter.cact.CactModel.from(clean);
+        List<dev.needlewb.converter.cact.CactTensor> tensors = new java.util.ArrayList<>(model.tensors());
+        int at = clean.tensor("hada_p1").index();
+        dev.needlewb.converter.cact.CactTensor p1 = tensors.get(at);
+        byte[] data = p1.data().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN).putFloat(12, 1e9f);
+        tensors.set(at, dev.needlewb.converter.cact.CactTensor.of("hada_p1", p1.dtype(), p1.shape(), 0, 0, data));
+        var edited = new dev.needlewb.converter.cact.CactModel(model.geometry(), model.codebook(), tensors);
+        assertThatThrownBy(() -> CactWriter.toBytes(edited)).hasMessage("cannot write .cact: tensor hada_p1: value 1.0E9 at position 3"
+                + " is not an integer of 0..127: hada_p1/hada_p2 must be permutations (export.py:290-297)");
+    }
+
+    @Test
     void whatUpstreamWritesButIsUnusualIsAcceptedWithANote() throws Exception {
         // a global layer past the stack (export.py encodes it, read_export drops it), kv_bits 4, no window
         byte[] bytes = withInt(GLOBAL_MASK_HI.offset(), 1);

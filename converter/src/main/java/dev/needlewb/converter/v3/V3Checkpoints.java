@@ -59,11 +59,7 @@ public final class V3Checkpoints {
         List<V3HeadShape> heads = new ArrayList<>();
         for (V3ProbeHead h : V3ProbeHead.values()) {
             if (!paths.contains(h.key() + "/probes")) continue;
-            heads.add(switch (h) {
-                case EMBEDDING -> new V3HeadShape(h, c.embeddingProbes(), c.embeddingQueries(), c.embeddingDim());
-                case CONFIDENCE -> new V3HeadShape(h, c.confidenceProbes(), c.confidenceQueries(), 1);
-                case ROUTER -> new V3HeadShape(h, c.routerProbes(), c.routerQueries(), 3);
-            });
+            heads.add(h.shape(c));
         }
         Map<String, long[]> shapes = new HashMap<>();
         for (int l = 0; l < c.numLayers(); l++) {

@@ -1,5 +1,7 @@
 package dev.needlewb.converter.v3;
 
+import dev.needlewb.converter.flax.v3.V3Config;
+
 /**
  * Needle 3's optional probe heads in the canonical order upstream writes them ({@code HEADS},
  * architecture.py:1198), with their manifest codes, whether their Flax {@code proj} has a bias
@@ -48,6 +50,38 @@ public enum V3ProbeHead {
     /** Tensors the head writes: probes, gain, query, row_bias, proj, bias (and calibration). */
     public int tensorCount() {
         return calibration ? 7 : 6;
+    }
+
+    /** k, the probes per cell row, from the config ({@code {name}_probes}). */
+    public int probes(V3Config c) {
+        return switch (this) {
+            case EMBEDDING -> c.embeddingProbes();
+            case CONFIDENCE -> c.confidenceProbes();
+            case ROUTER -> c.routerProbes();
+        };
+    }
+
+    /** q, the queries, from the config ({@code {name}_queries}). */
+    public int queries(V3Config c) {
+        return switch (this) {
+            case EMBEDDING -> c.embeddingQueries();
+            case CONFIDENCE -> c.confidenceQueries();
+            case ROUTER -> c.routerQueries();
+        };
+    }
+
+    /** The projection's outputs: embedding_dim, 1 confidence logit, 3 router logits. */
+    public int outputs(V3Config c) {
+        return switch (this) {
+            case EMBEDDING -> c.embeddingDim();
+            case CONFIDENCE -> 1;
+            case ROUTER -> 3;
+        };
+    }
+
+    /** The head's sizes in a model of config {@code c}. */
+    public V3HeadShape shape(V3Config c) {
+        return new V3HeadShape(this, probes(c), queries(c), outputs(c));
     }
 
     /** The head with this manifest code, or null. */

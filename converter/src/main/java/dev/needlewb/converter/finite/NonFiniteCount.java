@@ -81,7 +81,7 @@ public record NonFiniteCount(long count, long firstElement, float firstValue) {
         return describe("value", "element");
     }
 
-    /** {@link #describe()} with the first element's index in an array of {@code shape}, e.g. {@code element 24903 = [3, 5, 7]}. */
+    /** {@link #describe()} with the first element's index in an array of {@code shape}, e.g. {@code (first: NaN at element 24903 = [3, 5, 7])}. */
     public String describe(int[] shape) {
         long[] index = new long[shape.length];
         long rest = firstElement;
@@ -89,12 +89,16 @@ public record NonFiniteCount(long count, long firstElement, float firstValue) {
             index[d] = rest % shape[d];
             rest /= shape[d];
         }
-        return describe() + " = " + Arrays.toString(index);
+        return describe("value", "element", " = " + Arrays.toString(index));
     }
 
     /** {@link #describe()} naming the floats {@code what} (singular; an s makes the plural) and their index {@code unit}. */
     public String describe(String what, String unit) {
-        return String.format(Locale.ROOT, "%d %s%s not finite (first: %s at %s %d)", count, what, count == 1 ? " is" : "s are",
-                firstValue, unit, firstElement);
+        return describe(what, unit, "");
+    }
+
+    private String describe(String what, String unit, String where) {
+        return String.format(Locale.ROOT, "%d %s%s not finite (first: %s at %s %d%s)", count, what, count == 1 ? " is" : "s are",
+                firstValue, unit, firstElement, where);
     }
 }

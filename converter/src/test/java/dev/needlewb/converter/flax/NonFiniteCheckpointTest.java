@@ -59,7 +59,7 @@ class NonFiniteCheckpointTest {
             FlaxCheckpointWriter.write(golden.withParams(params), file);
             assertThatThrownBy(() -> FlaxCheckpointReader.read(file)).isInstanceOf(FormatException.class)
                     .hasMessage(file + ": param " + path + " holds non-finite values: 1 value is not finite (first: " + bad
-                            + " at element " + at + ") = " + java.util.Arrays.toString(indexOf(at, a.shape())) + "; " + NonFinitePolicy.OVERRIDE_HINT);
+                            + " at element " + at + " = " + java.util.Arrays.toString(indexOf(at, a.shape())) + "); " + NonFinitePolicy.OVERRIDE_HINT);
             float read = FlaxCheckpointReader.read(file, false, NonFinitePolicy.ALLOW).params().get(path).asFloats()[at];
             assertThat(Float.floatToIntBits(read)).isEqualTo(Float.floatToIntBits(bad));
             k++;

@@ -19,11 +19,18 @@ final class ChildJvm {
 
     /** The process {@code needle-wb args...} at {@code bits}, its output (both streams) into {@code log}. */
     static ProcessBuilder at(int bits, Path log, List<String> args) {
+        return new ProcessBuilder(command(List.of("-D" + VectorWidth.PROPERTY + "=" + bits), args)).redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+    }
+
+    /** The command line of {@code needle-wb args...} in a JVM of its own with {@code jvmOptions}. */
+    static List<String> command(List<String> jvmOptions, List<String> args) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(List.of("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", HEAP,
-                "-D" + VectorWidth.PROPERTY + "=" + bits, "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        command.addAll(List.of("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", HEAP));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
         command.addAll(args);
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        return command;
     }
 }

@@ -81,7 +81,7 @@ class ConvertFaultTest {
     }
 
     private Process startAndWait(Moment moment) throws Exception {
-        Process p = ChildJvm.of(convertF16()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Process p = CliRun.childJvm(convertF16()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         switch (moment) {
             case STARTED -> Thread.sleep(200);
             case OUTPUT_STAGED -> awaitFile(p, n -> n.startsWith(".m.pt.") && n.endsWith(".tmp") && !n.contains("manifest"));
@@ -125,8 +125,8 @@ class ConvertFaultTest {
 
     @Test
     void twoConvertsToOneTargetNeverMixTheirFiles() throws Exception {
-        Process f16 = ChildJvm.of(convertF16()).start();
-        Process f32 = ChildJvm.of("convert", MiniVariants.mini().toString(), "--to", out.toString()).start();
+        Process f16 = CliRun.childJvm(convertF16()).start();
+        Process f32 = CliRun.childJvm("convert", MiniVariants.mini().toString(), "--to", out.toString()).start();
         String[] said = new String[2];
         int[] exits = new int[2];
         Process[] both = {f16, f32};
@@ -150,7 +150,7 @@ class ConvertFaultTest {
         byte[] before = Files.readAllBytes(out);
         byte[] manifest = Files.readAllBytes(dir.resolve("m.pt.manifest.json"));
         for (int kib : new int[] {1, 300, 1200}) { // the float16 output has about 1,460 KiB
-            List<String> cmd = new ArrayList<>(ChildJvm.of(convertF16()).command());
+            List<String> cmd = new ArrayList<>(CliRun.childJvm(convertF16()).command());
             String line = String.join(" ", cmd.stream().map(ConvertFaultTest::quote).toList());
             Process p = new ProcessBuilder("bash", "-c", "ulimit -f " + kib + "; exec " + line).redirectErrorStream(true).start();
             assertThat(p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();

@@ -62,7 +62,7 @@ class ModelReplacedCliTest {
     void generateFinishesOnWhatItLoadedWhenTheFileIsTruncated() throws Exception {
         Path model = Files.copy(released, dir.resolve("generate.cact"));
         Path cwd = Files.createDirectories(dir.resolve("generate-cwd"));
-        Process p = ChildJvm.of("generate", model.toString(), "--prompt", "What is the weather in Paris?", "--max-new", "300",
+        Process p = CliRun.childJvm("generate", model.toString(), "--prompt", "What is the weather in Paris?", "--max-new", "300",
                 "--threads", "2").directory(cwd.toFile()).redirectErrorStream(false).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         // the first streamed text: the model is loaded and decoding
         String said = truncateOnceSaid(p, model, s -> s.length() >= 20);
@@ -75,14 +75,14 @@ class ModelReplacedCliTest {
     void benchStopsAtTheNextLoadInOneLine() throws Exception {
         Path model = Files.copy(released, dir.resolve("bench.cact"));
         Path cwd = Files.createDirectories(dir.resolve("bench-cwd"));
-        Process p = ChildJvm.of("bench", model.toString(), "--new-tokens", "8", "--warmup", "0", "--repetitions", "50",
+        Process p = CliRun.childJvm("bench", model.toString(), "--new-tokens", "8", "--warmup", "0", "--repetitions", "50",
                 "--out", cwd.resolve("report").toString()).directory(cwd.toFile()).start();
         // "run 1: ..." on stderr (merged): the first run is done, the next loads the file again
         String said = truncateOnceSaid(p, model, s -> s.contains("run 1:"));
         assertThat(p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(said).isEqualTo(2);
         assertThat(said.lines().filter(l -> l.startsWith("needle-wb: "))).singleElement().asString()
-                .isEqualTo("needle-wb: " + model + ": at byte 0: file is 0 bytes, shorter than the 120-byte header (truncated?)");
+                .isEqualTo("needle-wb: " + model + ": at byte 0: file is 0 bytes, shorter than the 4-byte .cact tag (truncated?)");
         assertThat(cwd.resolve("report")).doesNotExist();
         assertThat(crashLogs(cwd)).isEmpty();
     }

@@ -5,9 +5,11 @@ import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.converter.convert.WeightSources;
-import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.v2.V2Names;
+import dev.needlewb.converter.v3.V3Names;
+import dev.needlewb.core.v3.V3Geometry;
+import dev.needlewb.converter.cact.CactGenerations;
 import dev.needlewb.converter.names.BitsMap;
 import dev.needlewb.converter.names.NameMap;
 import dev.needlewb.reports.convert.NameTable;
@@ -20,12 +22,13 @@ import picocli.CommandLine.Option;
 @Command(name = "names", mixinStandardHelpOptions = true,
         description = "Print the name map: Flax path, canonical .cact name, PyTorch key, shapes, transform and storage of every tensor.")
 final class NamesCommand implements Callable<Integer> {
-    @Option(names = "--geometry", paramLabel = "needle2|mini|FILE.cact|CKPT.pkl", defaultValue = "needle2",
-            description = "The model: a named geometry (released layout, both probe heads), a .cact or a checkpoint (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--geometry", paramLabel = "needle2|mini|needle3|mini3|FILE.cact|CKPT.pkl", defaultValue = "needle2",
+            description = {"The model: a named geometry in its released layout (Needle 2: both probe heads; Needle 3: the confidence head),",
+                "a .cact or a checkpoint of either generation (default: ${DEFAULT-VALUE})."})
     String geometry;
 
-    @Option(names = "--bits-map", paramLabel = "SPEC", defaultValue = "embedding=4,mhc=4,default=2",
-            description = "CQ widths shown for the matrices (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--bits-map", paramLabel = "SPEC",
+            description = "CQ widths shown for the matrices (default: the generation's exporter: Needle 2 embedding=4,mhc=4,default=2, Needle 3 4).")
     String bitsMap;
 
     @Option(names = "--compact", description = "Show layer 0 only, with N for the layer index.")
@@ -39,8 +42,9 @@ final class NamesCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws WorkbenchException {
-        BitsMap bits = BitsMap.parse(bitsMap);
-        NameTable table = new NameTable(load(), bits, compact);
+        NameMap names = load();
+        BitsMap bits = bitsMap != null ? BitsMap.parse(bitsMap) : CactGenerations.of(names.geometry().generation()).defaultBits();
+        NameTable table = new NameTable(names, bits, compact);
         spec.commandLine().getOut().print(json ? table.json() : table.markdown());
         spec.commandLine().getOut().flush();
         return 0;
@@ -54,6 +58,12 @@ final class NamesCommand implements Callable<Integer> {
             case "mini" -> {
                 return V2Names.released(Geometry.mini());
             }
+            case "needle3" -> {
+                return V3Names.released(V3Geometry.released());
+            }
+            case "mini3" -> {
+                return V3Names.released(V3Geometry.mini());
+            }
             default -> {
                 Path file = Path.of(geometry);
                 if (geometry.toLowerCase(Locale.ROOT).endsWith(".cact")) {
@@ -61,8 +71,8 @@ final class NamesCommand implements Callable<Integer> {
                         return WeightSources.namesOf(f);
                     }
                 }
-                if (geometry.endsWith(".pkl") || geometry.endsWith(".ckpt")) return WeightSources.namesOf(FlaxCheckpointReader.read(file, true, NonFinitePolicy.ALLOW));
-                throw new WorkbenchException(ErrorKind.BAD_OPTION, "--geometry " + geometry + ": expected needle2, mini, a .cact or a checkpoint .pkl");
+                if (geometry.endsWith(".pkl") || geometry.endsWith(".ckpt")) return WeightSources.namesOfCheckpoint(file);
+                throw new WorkbenchException(ErrorKind.BAD_OPTION, "--geometry " + geometry + ": expected needle2, mini, needle3, mini3, a .cact or a checkpoint .pkl");
             }
         }
     }

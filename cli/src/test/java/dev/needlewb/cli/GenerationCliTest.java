@@ -2,7 +2,9 @@ package dev.needlewb.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.needlewb.golden.Golden;
+import dev.needlewb.reports.report.Report;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -10,47 +12,96 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A .cact of a generation the workbench does not read yet (upstream's own Needle 3 file) is refused
- * by every command that opens one, in one line naming the file, byte 0 and the generation, exit 2,
- * and nothing is written.
+ * Upstream's own Needle 3 file (v3mini/mini3.cact) through the command line: the commands that
+ * read a file (inspect, names, tokenize, convert to and from state dicts) take it; the commands
+ * that run the engine refuse it in one line naming the file, byte 0 and the generation, exit 2,
+ * writing nothing; the reference takes the Needle 3 checkpoint, not the .cact.
  */
 class GenerationCliTest {
-    private static final String REFUSAL = "at byte 0: tag 0x05E12A84 marks a Needle 3 file: Needle 3 is not supported yet"
-            + " (this version reads Needle 2)";
+    private static final String ENGINE_REFUSAL = "at byte 0: Needle 3 files are not run by the engine yet (it runs Needle 2)";
 
     @Test
-    void everyCommandOpeningANeedle3FileNamesTheGeneration(@TempDir Path dir) throws Exception {
+    void theEngineCommandsRefuseANeedle3FileInOneLine(@TempDir Path dir) throws Exception {
         Path v3 = dir.resolve("mini3.cact");
         Files.copy(Golden.v3mini("mini3.cact"), v3);
         Path out = dir.resolve("out");
+        Path cases = dir.resolve("cases.jsonl");
+        Files.writeString(cases, "{\"query\": \"hi\", \"tools\": []}\n");
         List<List<String>> commands = List.of(
-                List.of("inspect", v3.toString()),
-                List.of("names", "--geometry", v3.toString()),
                 List.of("generate", v3.toString(), "--prompt", "hi", "--max-new", "2"),
-                List.of("reference", v3.toString(), "--tokens", "2,5,6", "--out", out.resolve("ref.npz").toString()),
+                List.of("bench", v3.toString(), "--new-tokens", "2", "--warmup", "0", "--repetitions", "1", "--out", out.toString()),
                 List.of("parity", v3.toString(), "--tokens", "2,5,6", "--out", out.toString()),
-                List.of("convert", v3.toString(), "--to", out.resolve("mini3.safetensors").toString()));
+                List.of("eval", "toolcalls", v3.toString(), "--cases", cases.toString(), "--out", out.toString()));
         for (List<String> args : commands) {
             CliRun run = CliRun.of(args.toArray(String[]::new));
             assertThat(run.exit()).as(args + ": " + run.err()).isEqualTo(Main.EXIT_USER_ERROR);
-            assertThat(run.err().strip()).as(args.getFirst()).doesNotContain("\n").isEqualTo("needle-wb: " + v3 + ": " + REFUSAL);
+            assertThat(run.err().strip()).as(args.getFirst()).doesNotContain("\n").isEqualTo("needle-wb: " + v3 + ": " + ENGINE_REFUSAL);
         }
+        CliRun reference = CliRun.of("reference", v3.toString(), "--tokens", "2,5,6", "--out", out.resolve("ref.npz").toString());
+        assertThat(reference.exit()).isEqualTo(Main.EXIT_USER_ERROR);
+        assertThat(reference.err().strip()).isEqualTo("needle-wb: a Needle 3 .cact or state dict does not reach the float64 reference in this"
+                + " version (its config is not in the file); give the checkpoint (.pkl) instead");
         assertThat(out).doesNotExist();
     }
 
     @Test
-    void upstreamsNeedle3CheckpointIsRefusedByItsConfigNotByAMismatchedShape(@TempDir Path dir) throws Exception {
+    void inspectShowsTheGenerationTheHeaderFieldsByNameAndTheFp32Category(@TempDir Path dir) throws Exception {
+        Path v3 = Golden.v3mini("mini3.cact");
+        CliRun md = CliRun.of("inspect", v3.toString());
+        assertThat(md.exit()).as(md.err()).isZero();
+        assertThat(md.out()).contains("- generation: Needle 3 (tag 0x05E12A84)", "- qk_head_dim: 32", "- v_head_dim: 48",
+                "- global_layers: [2]", "- attention_window: 16 (global layers [2])", "| FP32 | 2 | 256 | 1,024 |");
+        CliRun json = CliRun.of("inspect", v3.toString(), "--json");
+        JsonNode body = Report.JSON.readTree(json.out()).path("inspect");
+        assertThat(body.path("generation").asText()).isEqualTo("Needle 3");
+        assertThat(body.path("geometry").path("sliding_window").asInt()).isEqualTo(16);
+        assertThat(body.path("categories").path("FP32").path("parameters").asInt()).isEqualTo(256);
+    }
+
+    @Test
+    void namesPrintTheNeedle3TableWithItsExportersWidths() {
+        CliRun run = CliRun.of("names", "--geometry", "needle3", "--compact");
+        assertThat(run.exit()).as(run.err()).isZero();
+        assertThat(run.out()).contains("| layerNN.q_taps | stack/layers/block/self_attn/q_taps[N] | layers.N.attn.q_taps | [3, 576] | [20, 3, 576] | LAYER_SLICE | fp16 |",
+                "| layerNN.cond_v | stack/layers/block/hadamard_mlp/cond_v[N] | layers.N.mlp.cond_v | [768, 8] | [20, 768, 8] | LAYER_SLICE | fp16 |",
+                "| hada_p1 | - | hada.p1 | [1024] | - | DERIVED | fp32 |",
+                "| layerNN.q_proj | stack/layers/block/self_attn/q_proj/kernel[N] | layers.N.attn.q_proj.weight | [576, 768] | [20, 768, 576] | LAYER_SLICE_TRANSPOSE | cq4/128 |");
+        CliRun shipped = CliRun.of("names", "--geometry", Golden.v3mini("mini3.cact").toString(), "--bits-map", "embedding=4,mhc=4,default=2");
+        // the probe heads' matrices stay at upstream's HEAD_BITS whatever the map
+        assertThat(shipped.out()).contains("| layer03.v_proj |", "cq2/128 |").contains("| confidence_head.proj | confidence_head/proj/kernel | confidence_head.proj.weight | [1, 512] | [512, 1] | TRANSPOSE | cq4/128 |");
+    }
+
+    @Test
+    void upstreamsNeedle3CheckpointConvertsToUpstreamsFileAndABadOneWritesNothing(@TempDir Path dir) throws Exception {
         Path ckpt = Golden.v3mini("mini3.ckpt.pkl");
-        Path out = dir.resolve("out");
-        List<List<String>> commands = List.of(
-                List.of("names", "--geometry", ckpt.toString()),
-                List.of("convert", ckpt.toString(), "--to", out.resolve("mini3.safetensors").toString()));
-        for (List<String> args : commands) {
-            CliRun run = CliRun.of(args.toArray(String[]::new));
-            assertThat(run.exit()).as(args + ": " + run.err()).isEqualTo(Main.EXIT_USER_ERROR);
-            assertThat(run.err().strip()).as(args.getFirst()).doesNotContain("\n").isEqualTo("needle-wb: " + ckpt
-                    + ": the config has qk_head_dim, which marks a Needle 3 checkpoint: Needle 3 is not supported yet (this reader reads Needle 2's)");
+        Path out = dir.resolve("mini3.cact");
+        CliRun run = CliRun.of("convert", ckpt.toString(), "--tokenizer", Golden.v3mini("tok512.model").toString(), "--to", out.toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        assertThat(Files.readAllBytes(out)).isEqualTo(Files.readAllBytes(Golden.v3mini("mini3.cact")));
+        CliRun names = CliRun.of("names", "--geometry", ckpt.toString(), "--compact");
+        assertThat(names.exit()).as(names.err()).isZero();
+        assertThat(names.out()).contains("| confidence_head.probes | confidence_head/probes | confidence_head.probes | [20, 128] | [5, 4, 128] | PROBES_RESHAPE | cq4/128 |");
+        // a LoRA adapter is not merged into a Needle 3 checkpoint yet: refused before anything is written
+        Path refused = dir.resolve("refused.cact");
+        CliRun lora = CliRun.of("convert", ckpt.toString(), "--lora", ckpt.toString(), "--tokenizer", Golden.v3mini("tok512.model").toString(),
+                "--to", refused.toString());
+        assertThat(lora.exit()).isEqualTo(Main.EXIT_USER_ERROR);
+        assertThat(lora.err().strip()).doesNotContain("\n").endsWith("--lora merges into Needle 2 checkpoints only in this version");
+        assertThat(refused).doesNotExist();
+        assertThat(dir.resolve("refused.cact.manifest.json")).doesNotExist();
+    }
+
+    @Test
+    void aNeedle3FileRoundTripsThroughStateDictsByteForByte(@TempDir Path dir) throws Exception {
+        Path v3 = Golden.v3mini("mini3.cact");
+        for (String ext : List.of("safetensors", "pt")) {
+            Path dict = dir.resolve("mini3." + ext);
+            Path back = dir.resolve("back-" + ext + ".cact");
+            CliRun to = CliRun.of("convert", v3.toString(), "--to", dict.toString());
+            assertThat(to.exit()).as(to.err()).isZero();
+            CliRun from = CliRun.of("convert", dict.toString(), "--base", v3.toString(), "--to", back.toString());
+            assertThat(from.exit()).as(from.err()).isZero();
+            assertThat(Files.readAllBytes(back)).isEqualTo(Files.readAllBytes(v3));
         }
-        assertThat(out).doesNotExist();
     }
 }

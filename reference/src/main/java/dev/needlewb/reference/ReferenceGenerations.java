@@ -15,8 +15,8 @@ import java.util.Map;
 /**
  * The reference's registry: which float64 reference serves each generation. The one place the
  * reference module names an implementation; the switch is exhaustive, so a new generation is
- * listed here by the compiler. Needle 3's reference reads checkpoints; its .cact path waits for
- * the Needle 3 name table.
+ * listed here by the compiler. Needle 3's reference reads checkpoints: a .cact holds the header's
+ * geometry, not the config the Needle 3 forward needs.
  */
 public final class ReferenceGenerations {
     /** How a generation's reference is built from the weights a command read. */
@@ -43,8 +43,8 @@ public final class ReferenceGenerations {
     private static final Loader NEEDLE3 = new Loader() {
         @Override
         public ReferenceForward fromWeights(ModelWeights weights) throws WorkbenchException {
-            throw new WorkbenchException(ErrorKind.UNSUPPORTED, "a Needle 3 .cact or state dict reaches the float64 reference once the workbench has the"
-                    + " Needle 3 name table; give the checkpoint (.pkl) instead");
+            throw new WorkbenchException(ErrorKind.UNSUPPORTED, "a Needle 3 .cact or state dict does not reach the float64 reference in this version (its"
+                    + " config is not in the file); give the checkpoint (.pkl) instead");
         }
 
         @Override

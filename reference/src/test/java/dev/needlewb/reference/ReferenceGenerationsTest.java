@@ -33,6 +33,6 @@ class ReferenceGenerationsTest {
         assertThat(ref).isInstanceOf(dev.needlewb.reference.v3.V3Reference.class);
         assertThat(ref.forward(new int[] {2, 5, 6}, ForwardOptions.DEFAULT)[2]).hasSize(geometry.outVocab());
         assertThat(refused(ErrorKind.UNSUPPORTED, () -> ReferenceGenerations.of(Generation.NEEDLE3).fromWeights(null)))
-                .hasMessageContaining("Needle 3 name table");
+                .hasMessageContaining("give the checkpoint (.pkl) instead");
     }
 }

@@ -7,6 +7,7 @@ import dev.needlewb.converter.cact.CactWriter;
 import dev.needlewb.converter.v2.ProbeHead;
 import dev.needlewb.converter.synth.SyntheticCact;
 import dev.needlewb.converter.synth.SyntheticTokenizerBlob;
+import dev.needlewb.converter.synth.SyntheticV3Cact;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,6 +35,11 @@ public final class ReleasedGeometryFile {
     public static Path writeNeedle3Size() throws IOException, WorkbenchException {
         return write(SyntheticCact.build(NEEDLE3_SIZE, 1, List.of(ProbeHead.CONFIDENCE),
                 SyntheticTokenizerBlob.of(NEEDLE3_SIZE.vocab(), SyntheticCact.RELEASED_TOKENIZER_BYTES)));
+    }
+
+    /** The released Needle 3 geometry in its own format, the shipped bits scheme, the published size (35,335,380 bytes). */
+    public static Path writeNeedle3() throws IOException, WorkbenchException {
+        return write(SyntheticV3Cact.released(1));
     }
 
     private static Path write(CactModel model) throws IOException, WorkbenchException {

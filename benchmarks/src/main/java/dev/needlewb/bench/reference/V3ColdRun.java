@@ -3,7 +3,7 @@ package dev.needlewb.bench.reference;
 import com.sun.management.OperatingSystemMXBean;
 import dev.needlewb.converter.flax.v3.V3Config;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.reference.v3.ProbeHeadKind;
+import dev.needlewb.converter.v3.V3ProbeHead;
 import dev.needlewb.reference.v3.SyntheticV3Params;
 import dev.needlewb.reference.v3.V3Decoder;
 import dev.needlewb.reference.v3.V3Model;
@@ -35,7 +35,7 @@ public final class V3ColdRun {
         System.out.printf("cpus %d, load average %.1f at start%n", Runtime.getRuntime().availableProcessors(), OS.getSystemLoadAverage());
         V3ColdRun t = new V3ColdRun();
         V3Config config = V3Config.released();
-        Map<String, NpyArray> params = SyntheticV3Params.flax(config, EnumSet.of(ProbeHeadKind.CONFIDENCE), 7);
+        Map<String, NpyArray> params = SyntheticV3Params.flax(config, EnumSet.of(V3ProbeHead.CONFIDENCE), 7);
         int[] prompt = ReferenceBench.tokens(PROMPT, config.vocabSize(), 11);
         t.phase("synthetic tree (not part of the run)");
         V3Model model = V3Model.load(params, config);

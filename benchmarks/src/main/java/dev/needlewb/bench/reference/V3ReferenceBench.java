@@ -3,7 +3,7 @@ package dev.needlewb.bench.reference;
 import dev.needlewb.bench.Fork;
 import dev.needlewb.converter.flax.v3.V3Config;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.reference.v3.ProbeHeadKind;
+import dev.needlewb.converter.v3.V3ProbeHead;
 import dev.needlewb.reference.v3.SyntheticV3Params;
 import dev.needlewb.reference.v3.V3Decoder;
 import dev.needlewb.reference.v3.V3Model;
@@ -46,7 +46,7 @@ public class V3ReferenceBench {
     @Setup(Level.Trial)
     public void build() throws Exception {
         config = V3Config.released();
-        params = SyntheticV3Params.flax(config, EnumSet.of(ProbeHeadKind.CONFIDENCE), 7);
+        params = SyntheticV3Params.flax(config, EnumSet.of(V3ProbeHead.CONFIDENCE), 7);
         prompt = ReferenceBench.tokens(PROMPT, config.vocabSize(), 11);
     }
 

@@ -201,17 +201,16 @@ public final class CactFile implements AutoCloseable {
 
     /**
      * The RAW tokenizer, parsed and checked (null if the file has none): every count and length
-     * inside the blob, and as many pieces as the header's vocab, which upstream's
-     * {@code _pack_cact} requires (a longer vocabulary would encode ids past the embedding).
+     * inside the blob, and its piece count against the header's vocab as upstream's
+     * {@code _pack_cact} of the file's generation requires (a longer vocabulary would encode ids
+     * past the embedding).
      */
     public TokenizerVocab tokenizerVocab() throws FormatException {
         if (!hasTokenizer()) return null;
         TensorRecord r = tensors.getLast();
         TokenizerVocab vocab = TokenizerVocab.parse(blob(r.index()), path, r.index(), r.offset());
-        if (vocab.size() != geometry.vocab()) {
-            throw fail(ErrorKind.MODEL_MISMATCH, r.index(), r.name(), r.offset(), "the tokenizer has " + vocab.size() + " pieces, the header's vocab is "
-                    + geometry.vocab() + " (upstream's _pack_cact refuses a mismatch)");
-        }
+        String problem = generation.tokenizerProblem(vocab.size(), geometry);
+        if (problem != null) throw fail(ErrorKind.MODEL_MISMATCH, r.index(), r.name(), r.offset(), problem);
         return vocab;
     }
 

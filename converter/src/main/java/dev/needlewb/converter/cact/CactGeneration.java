@@ -46,11 +46,23 @@ public interface CactGeneration {
      */
     CactLayout layout(CactModel model) throws WorkbenchException;
 
+    /**
+     * Checks stored values the generation's readers index with (Needle 3's permutations), after
+     * every record is validated; most generations have none.
+     */
+    default void checkValues(CactBytes bytes, List<TensorRecord> records) throws FormatException {}
+
     /** The name map of a validated file: its geometry and the optional parts it stores. */
     NameMap names(CactFile file);
 
     /** What is unusual but valid in {@code file}, each with the upstream code behind it; empty for an ordinary export. */
     List<String> notes(CactFile file);
+
+    /** The CQ widths a fresh {@code .cact} of this generation gets when none are asked for: its exporter's default. */
+    dev.needlewb.converter.names.BitsMap defaultBits();
+
+    /** Why a tokenizer of {@code pieces} pieces does not fit {@code g} (upstream's {@code _pack_cact} rule), or null. */
+    String tokenizerProblem(long pieces, ModelGeometry g);
 
     /** The exporter's rule for the tokenizer blob against the geometry (upstream's {@code _pack_cact}). */
     void checkTokenizer(byte[] blob, ModelGeometry g) throws WorkbenchException;

@@ -4,6 +4,7 @@ import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.generation.Generation;
 import dev.needlewb.converter.v2.V2Cact;
+import dev.needlewb.converter.v3.V3Cact;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Optional;
@@ -21,7 +22,7 @@ public final class CactGenerations {
     public static Optional<CactGeneration> find(Generation g) {
         return switch (g) {
             case NEEDLE2 -> Optional.of(V2Cact.INSTANCE);
-            case NEEDLE3 -> Optional.empty();
+            case NEEDLE3 -> Optional.of(V3Cact.INSTANCE);
         };
     }
 

@@ -17,6 +17,7 @@ import java.util.Set;
 public final class CactLayout {
     private static final Set<CactDType> MATRIX = Collections.unmodifiableSet(EnumSet.of(CactDType.CQ, CactDType.FP16, CactDType.FP32));
     private static final Set<CactDType> NUMERIC = Collections.unmodifiableSet(EnumSet.of(CactDType.FP16, CactDType.FP32));
+    private static final Set<CactDType> FP32 = Collections.unmodifiableSet(EnumSet.of(CactDType.FP32));
     private static final Set<CactDType> RAW = Collections.unmodifiableSet(EnumSet.of(CactDType.RAW));
 
     /**
@@ -58,11 +59,15 @@ public final class CactLayout {
             return shape != null ? shape.clone() : rule.expected(stored, earlier);
         }
 
-        /** The dtypes the slot may hold: what upstream writes (CQ matrices, FP16 vectors, the RAW tokenizer) or wider. */
+        /**
+         * The dtypes the slot may hold: what upstream writes (CQ matrices, FP16 vectors, the RAW
+         * tokenizer) or wider; FP32 slots (Needle 3's permutations, integers up to hada_n) only FP32.
+         */
         public Set<CactDType> dtypes() {
             return switch (storage) {
                 case CQ -> MATRIX;
                 case RAW -> RAW;
+                case FP32 -> FP32;
                 case FP16, CHECKPOINT_ONLY -> NUMERIC;
             };
         }

@@ -24,7 +24,7 @@ public final class CactNotes {
     /**
      * The notes on a file's tensors: no tokenizer, then per tensor in directory order an empty
      * one ({@code emptyHint} says what it is, e.g. " (a contrastive head of contrastive_dim 0)",
-     * or "") and a matrix stored dense or anything stored FP32.
+     * or "") and a matrix stored dense or anything stored FP32 but upstream's FP32 slots.
      */
     public static List<String> tensors(CactFile file, Function<CactLayout.Slot, String> emptyHint) {
         List<String> notes = new ArrayList<>();
@@ -36,7 +36,8 @@ public final class CactNotes {
             CactLayout.Slot slot = file.layout().slot(r.index());
             if (r.dtype() != CactDType.RAW && r.elementCount() == 0) {
                 notes.add(r.name() + " is empty, shape " + Arrays.toString(r.shape()) + emptyHint.apply(slot) + ": the head computes nothing");
-            } else if (r.dtype() == CactDType.FP32 || (r.dtype() == CactDType.FP16 && slot.storage() == Storage.CQ)) {
+            } else if ((r.dtype() == CactDType.FP32 && slot.storage() != Storage.FP32)
+                    || (r.dtype() == CactDType.FP16 && slot.storage() == Storage.CQ)) {
                 notes.add(r.name() + " is " + r.dtype() + (r.dtype() == CactDType.FP16 ? " dense" : "")
                         + ": upstream's exporter writes matrices CQ and vectors FP16");
             }

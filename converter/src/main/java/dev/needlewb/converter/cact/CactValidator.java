@@ -86,6 +86,7 @@ public final class CactValidator {
         CactLayout layout = generation.layout(geometry, numTensors, b);
         DirectoryCheck directory = new DirectoryCheck(b, layout, (int) numTensors);
         List<TensorRecord> records = directory.run();
+        generation.checkValues(b, records);
         return new Validated(generation, geometry, codebook, layout, records, directory.cqGroup);
     }
 

@@ -26,7 +26,7 @@ public record CheckpointParams(ModelGeometry geometry, SequencedMap<String, NpyA
         FlaxCheckpoint structure = FlaxCheckpointReader.readStructure(file);
         CheckpointParams read = switch (Generation.ofCheckpointConfig(structure.config().keySet())) {
             case NEEDLE2 -> {
-                FlaxCheckpoint ckpt = FlaxCheckpointReader.checked(file, structure, false);
+                FlaxCheckpoint ckpt = FlaxCheckpointReader.checked(file, structure, false, NonFinitePolicy.ALLOW);
                 FlaxConfig config = ckpt.flaxConfig();
                 yield new CheckpointParams(config.toGeometry(KvBudget.effectiveWindow(config)), ckpt.params());
             }

@@ -17,7 +17,6 @@ import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.converter.flax.FlaxCheckpointWriter;
 import dev.needlewb.converter.flax.FlaxParamShapes;
 import dev.needlewb.converter.flax.KvBudget;
-import dev.needlewb.converter.flax.LoraAdapter;
 import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.core.generation.Generation;
 import dev.needlewb.core.generation.ModelGeometry;
@@ -171,10 +170,9 @@ public final class Converter {
             if (request.config() != null) meta = FlaxCheckpointReader.read(request.config(), request.allowExtraParams(), nonFinite);
             switch (from) {
                 case FLAX -> {
-                    FlaxCheckpoint ckpt = FlaxCheckpointReader.read(request.input(), request.allowExtraParams(), nonFinite);
-                    if (request.lora() != null) ckpt = LoraAdapter.read(request.lora(), nonFinite).mergeInto(ckpt);
-                    if (meta == null) meta = ckpt;
-                    weights = WeightSources.fromCheckpoint(ckpt);
+                    CheckpointGenerations.Read read = CheckpointGenerations.read(request.input(), request.lora(), request.allowExtraParams(), nonFinite);
+                    if (meta == null) meta = read.needle2();
+                    weights = read.weights();
                 }
                 case CACT -> weights = WeightSources.fromCact(openCact(request.input(), nonFinite), "f16".equals(request.dtype()));
                 case TORCH, SAFETENSORS -> {
@@ -253,10 +251,10 @@ public final class Converter {
                         q = r.dtype() == CactDType.CQ ? TensorConversion.cq(r.bits(), r.group()) : r.dtype().name().toLowerCase(Locale.ROOT);
                         bytes = r.nbytes();
                     } else {
-                        q = quantization(row, bits, group());
+                        q = quantization(row, weights.names().recordBits(row, bits), group());
                         bytes = row.storage() == Storage.RAW ? weights.tokenizer().length
-                                : row.storage() == Storage.CQ ? TensorBytes.of(CactDType.CQ, longs(row.shape()), group(), bits.recordBitsFor(row.name()))
-                                : 2 * NpyArray.elementCount(row.shape());
+                                : row.storage() == Storage.CQ ? TensorBytes.of(CactDType.CQ, longs(row.shape()), group(), weights.names().recordBits(row, bits))
+                                : (row.storage() == Storage.FP32 ? 4 : 2) * NpyArray.elementCount(row.shape());
                     }
                     rows.add(new PlanRow(row.name(), row.name(), row.transform(), q, bytes));
                     end = CactFormat.align(end) + bytes;
@@ -342,10 +340,11 @@ public final class Converter {
             return new ModelWeights(weights.names(), out, weights.tokenizer());
         }
 
-        private static String quantization(NameRow row, BitsMap bits, int group) {
+        private static String quantization(NameRow row, int recordBits, int group) {
             return switch (row.storage()) {
-                case CQ -> TensorConversion.cq(bits.recordBitsFor(row.name()), group);
+                case CQ -> TensorConversion.cq(recordBits, group);
                 case FP16 -> "fp16";
+                case FP32 -> "fp32";
                 case RAW -> "raw";
                 case CHECKPOINT_ONLY -> "-";
             };

@@ -31,6 +31,11 @@ public final class WeightSources {
         return V2Names.of(config, FlaxParamShapes.Parts.presentIn(ckpt.params().keySet()), KvBudget.effectiveWindow(config));
     }
 
+    /** The name map of the training checkpoint in {@code file}, of whichever generation its config names. */
+    public static NameMap namesOfCheckpoint(java.nio.file.Path file) throws WorkbenchException {
+        return CheckpointGenerations.names(file);
+    }
+
     /** The name map of a {@code .cact} from its generation: its geometry and the optional parts it stores; no checkpoint-only leaves. */
     public static NameMap namesOf(CactFile file) {
         return file.generation().names(file);

@@ -88,11 +88,16 @@ public final class CactExporter {
             case RAW -> new Encoded(CactTensor.of(row.name(), CactDType.RAW, new long[0], 0, 0, tokenizer),
                     new TensorConversion(row.name(), row.transform(), "raw", 0, 0, false, 0, 0, -1, -1));
             case CQ -> {
-                int b = bits.recordBitsFor(row.name());
+                int b = w.names().recordBits(row, bits);
                 float[] source = w.tensor(row).asFloats();
                 Blob blob = encodeCq(row.name(), CqQuantizer.of(b, group), source, row.shape()[0], row.shape()[1]);
                 yield new Encoded(new CactTensor(row.name(), CactDType.CQ, shape, group, b, MemorySegment.ofArray(blob.bytes())),
                         new TensorConversion(row.name(), row.transform(), TensorConversion.cq(b, group), b, group, false, blob.maxAbsChange(), blob.rmsChange(), -1, -1));
+            }
+            case FP32 -> {
+                Blob blob = encodeFloat(row.name(), w.tensor(row).asFloats());
+                yield new Encoded(new CactTensor(row.name(), CactDType.FP32, shape, 0, 0, MemorySegment.ofArray(blob.bytes())),
+                        new TensorConversion(row.name(), row.transform(), "fp32", 0, 0, false, 0, 0, -1, -1));
             }
             default -> {
                 float[] source = fp16Source(w, row, w.names());
@@ -161,6 +166,16 @@ public final class CactExporter {
         }
         double[] diff = TensorConversion.difference(decoded, values);
         return new Blob(blob.array(), diff[0], diff[1]);
+    }
+
+    /** Float32 as is (Needle 3's permutations); non-finite values are refused as for float16. */
+    static Blob encodeFloat(String name, float[] values) throws WorkbenchException {
+        for (int k = 0; k < values.length; k++) {
+            if (!Float.isFinite(values[k])) throw new WorkbenchException(ErrorKind.NON_FINITE, "tensor " + name + ": element " + k + " is " + values[k]);
+        }
+        ByteBuffer b = ByteBuffer.allocate(values.length * 4).order(ByteOrder.LITTLE_ENDIAN);
+        b.asFloatBuffer().put(values);
+        return new Blob(b.array(), 0, 0);
     }
 
     private static float[] fp16Source(ModelWeights w, NameRow row, NameMap names) {

@@ -19,8 +19,6 @@ import dev.needlewb.core.generation.ModelGeometry;
 import dev.needlewb.converter.names.NameRow;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntConsumer;
@@ -80,14 +78,7 @@ public final class CactRebuilder {
         return switch (r.dtype()) {
             case CQ -> CactExporter.encodeCq(r.name(), CqQuantizer.of(r.bits(), r.group()), values, (int) r.dim(0), (int) r.dim(1));
             case FP16 -> CactExporter.encodeHalf(r.name(), values);
-            case FP32 -> {
-                for (int k = 0; k < values.length; k++) {
-                    if (!Float.isFinite(values[k])) throw new WorkbenchException(ErrorKind.NON_FINITE, "tensor " + r.name() + ": element " + k + " is " + values[k]);
-                }
-                ByteBuffer b = ByteBuffer.allocate(values.length * 4).order(ByteOrder.LITTLE_ENDIAN);
-                b.asFloatBuffer().put(values);
-                yield new CactExporter.Blob(b.array(), 0, 0);
-            }
+            case FP32 -> CactExporter.encodeFloat(r.name(), values);
             case RAW -> throw new IllegalStateException("RAW tensors carry no weights");
         };
     }

@@ -34,7 +34,13 @@ public final class FlaxCheckpointReader {
      * @param nonFinite whether a parameter holding NaN or infinity is refused, naming its path and first element
      */
     public static FlaxCheckpoint read(Path file, boolean allowExtraParams, NonFinitePolicy nonFinite) throws WorkbenchException {
-        FlaxCheckpoint ckpt = fromTree(file, SafePickle.load(file), allowExtraParams);
+        return checked(file, readStructure(file), allowExtraParams, nonFinite);
+    }
+
+    /** {@link #read} of a checkpoint whose structure {@link #readStructure} already read. */
+    public static FlaxCheckpoint checked(Path file, FlaxCheckpoint structure, boolean allowExtraParams, NonFinitePolicy nonFinite)
+            throws WorkbenchException {
+        FlaxCheckpoint ckpt = checkedNeedle2(file, structure, allowExtraParams);
         if (nonFinite == NonFinitePolicy.REFUSE) refuseNonFinite(file, ckpt.params());
         return ckpt;
     }
@@ -48,21 +54,17 @@ public final class FlaxCheckpointReader {
     }
 
     static FlaxCheckpoint fromTree(Path file, Object tree, boolean allowExtraParams) throws WorkbenchException {
-        return checked(file, structure(file, tree), allowExtraParams);
+        return checkedNeedle2(file, structure(file, tree), allowExtraParams);
     }
 
-    /**
-     * A checkpoint read by {@link #readStructure}, checked as a Needle 2 checkpoint: its config, and
-     * every parameter present with the config's shape (unknown ones refused unless allowed).
-     */
-    public static FlaxCheckpoint checked(Path file, FlaxCheckpoint structure, boolean allowExtraParams) throws WorkbenchException {
-        Generation generation = Generation.ofCheckpointConfig(structure.config().keySet());
+    private static FlaxCheckpoint checkedNeedle2(Path file, FlaxCheckpoint checkpoint, boolean allowExtraParams) throws WorkbenchException {
+        Generation generation = Generation.ofCheckpointConfig(checkpoint.config().keySet());
         if (generation != Generation.NEEDLE2) {
             throw error(ErrorKind.WRONG_GENERATION, file, "the config has qk_head_dim, which marks a " + generation + " checkpoint: " + generation
                     + " is not supported yet (this reader reads Needle 2's)");
         }
-        check(file, structure.params(), FlaxConfig.of(structure.config()), allowExtraParams);
-        return structure;
+        check(file, checkpoint.params(), FlaxConfig.of(checkpoint.config()), allowExtraParams);
+        return checkpoint;
     }
 
     /**

@@ -40,6 +40,12 @@ public final class BitsMap {
         }
     }
 
+    /** One width, 2, 3 or 4, for every matrix. */
+    public static BitsMap uniform(int bits) {
+        if (bits < 2 || bits > 4) throw new IllegalArgumentException("width " + bits);
+        return new BitsMap(Integer.toString(bits), Map.of(), bits);
+    }
+
     /** Parses a spec; a bare width means that width for every matrix. */
     public static BitsMap parse(String spec) throws WorkbenchException {
         String s = spec == null ? "" : spec.strip();

@@ -18,12 +18,22 @@ public final class NameMap {
     private final List<NameRow> rows;
     private final Map<String, NameRow> byName = new LinkedHashMap<>();
     private final Map<String, NameRow> byTorchKey = new LinkedHashMap<>();
+    private final Map<String, Integer> fixedBits;
 
     /**
      * @param manifestCodes the {@code heads.manifest} codes of the probe heads present, in file order
      * @param rows every row: the .cact order, then checkpoint-only leaves
      */
     public NameMap(ModelGeometry geometry, int[] manifestCodes, List<NameRow> rows) {
+        this(geometry, manifestCodes, rows, Map.of());
+    }
+
+    /**
+     * @param fixedBits the CQ rows whose width the generation fixes whatever the bits map (Needle
+     *     3's probe-head matrices: upstream's HEAD_BITS), by canonical name
+     */
+    public NameMap(ModelGeometry geometry, int[] manifestCodes, List<NameRow> rows, Map<String, Integer> fixedBits) {
+        this.fixedBits = Map.copyOf(fixedBits);
         this.geometry = geometry;
         this.manifestCodes = manifestCodes.clone();
         this.rows = List.copyOf(rows);
@@ -55,6 +65,12 @@ public final class NameMap {
     /** The row with this canonical name, or null. */
     public NameRow byName(String name) {
         return byName.get(name);
+    }
+
+    /** The record bits a CQ row is written at under {@code bits}: the generation's fixed width, else the map's. */
+    public int recordBits(NameRow row, BitsMap bits) {
+        Integer fixed = fixedBits.get(row.name());
+        return fixed != null ? fixed : bits.recordBitsFor(row.name());
     }
 
     /** The row with this PyTorch key, or null. */

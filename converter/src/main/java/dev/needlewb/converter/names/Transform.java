@@ -24,6 +24,8 @@ public enum Transform {
     PHI_RESHAPE("(L, lanes*d, k) -> transpose(0,2,1) -> (L*k, lanes*d)"),
     /** Engram tables {@code (tables, slots, sub_dim)} reshaped to {@code (tables*slots, sub_dim)}. */
     TABLE_RESHAPE("(tables, slots, sub_dim) -> (tables*slots, sub_dim)"),
+    /** Probe-head probes {@code (L+1, k, d)} reshaped to {@code ((L+1)*k, d)} (Needle 3). */
+    PROBES_RESHAPE("(L+1, k, d) -> ((L+1)*k, d)"),
     /** No Flax leaf: written as zeros (the contrastive head's Dense has no bias); must be zero to go back. */
     ZERO_FILL("absent in Flax: zeros"),
     /** Computed from which probe heads exist; no source tensor. */
@@ -55,6 +57,7 @@ public enum Transform {
             case LAYER_SLICE_TRANSPOSE -> new int[] {layers, shape[1], shape[0]};
             case PHI_RESHAPE -> new int[] {layers, shape[1], shape[0] / layers};
             case TABLE_RESHAPE -> new int[] {tables, shape[0] / tables, shape[1]};
+            case PROBES_RESHAPE -> new int[] {layers + 1, shape[0] / (layers + 1), shape[1]};
             case ZERO_FILL, DERIVED, TOKENIZER -> null;
         };
     }
@@ -62,7 +65,7 @@ public enum Transform {
     /** The tensor of {@code shape} taken from Flax leaf {@code leaf} (layer {@code layer} for per-layer transforms). */
     public NpyArray forward(NpyArray leaf, int layer, int[] shape) {
         return switch (this) {
-            case NONE, TABLE_RESHAPE -> new NpyArray(leaf.descr(), shape, leaf.data());
+            case NONE, TABLE_RESHAPE, PROBES_RESHAPE -> new NpyArray(leaf.descr(), shape, leaf.data());
             case TRANSPOSE -> transpose(leaf.descr(), leaf.data(), 0, leaf.shape()[0], leaf.shape()[1], shape);
             case LAYER_SLICE, LAYER_SCALAR -> new NpyArray(leaf.descr(), shape, slice(leaf, layer, count(shape)));
             case LAYER_SLICE_TRANSPOSE -> {
@@ -84,7 +87,7 @@ public enum Transform {
     public NpyArray inverse(NpyArray tensor, int[] flaxShape) {
         String descr = tensor.descr();
         return switch (this) {
-            case NONE, TABLE_RESHAPE -> new NpyArray(descr, flaxShape, tensor.data());
+            case NONE, TABLE_RESHAPE, PROBES_RESHAPE -> new NpyArray(descr, flaxShape, tensor.data());
             case TRANSPOSE -> transpose(descr, tensor.data(), 0, tensor.shape()[0], tensor.shape()[1], flaxShape);
             case LAYER_SLICE, LAYER_SCALAR -> new NpyArray(descr, Arrays.copyOfRange(flaxShape, 1, flaxShape.length), tensor.data());
             case LAYER_SLICE_TRANSPOSE -> transpose(descr, tensor.data(), 0, tensor.shape()[0], tensor.shape()[1],

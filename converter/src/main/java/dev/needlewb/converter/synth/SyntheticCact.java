@@ -73,17 +73,25 @@ public final class SyntheticCact {
         return new CactModel(geometry, Codebooks.headerCodebook(GROUP), tensors);
     }
 
-    private static CactTensor cq(String name, long[] shape, int bits, SplittableRandom rnd) {
+    static CactTensor cq(String name, long[] shape, int bits, SplittableRandom rnd) {
         byte[] data = new byte[Math.toIntExact(CqBlob.byteSize(shape[0], shape[1], bits, GROUP))];
         rnd.nextBytes(data);
         CqBlob blob = new CqBlob(shape[0], shape[1], GROUP, bits, MemorySegment.ofArray(data));
         int codeBytes = (int) blob.normsOffset();
+        if (bits == dev.needlewb.converter.cq.CqPacking.TERNARY_RECORD_BITS) {
+            // crumbs 3, 0, 1 are the trits; 2 is none (export.py _unpack_ternary_crumbs): make it 3
+            for (int i = 0; i < codeBytes; i++) {
+                int b = data[i] & 0xFF;
+                for (int shift = 0; shift < 8; shift += 2) if ((b >> shift & 3) == 2) b |= 1 << shift;
+                data[i] = (byte) b;
+            }
+        }
         ByteBuffer norms = ByteBuffer.wrap(data, codeBytes, data.length - codeBytes).order(ByteOrder.LITTLE_ENDIAN);
         while (norms.hasRemaining()) norms.putShort(Float.floatToFloat16((float) (0.226 * (0.7 + 0.6 * rnd.nextDouble()))));
         return new CactTensor(name, CactDType.CQ, shape, GROUP, bits, blob.data());
     }
 
-    private static CactTensor fp16(String name, long[] shape, SplittableRandom rnd, double scale) {
+    static CactTensor fp16(String name, long[] shape, SplittableRandom rnd, double scale) {
         long n = 1;
         for (long d : shape) n *= d;
         double[] values = new double[Math.toIntExact(n)];
@@ -92,7 +100,7 @@ public final class SyntheticCact {
         return new CactTensor(name, CactDType.FP16, shape, 0, 0, t.data());
     }
 
-    private static CactTensor fp16Values(String name, double[] values) {
+    static CactTensor fp16Values(String name, double[] values) {
         ByteBuffer b = ByteBuffer.allocate(values.length * 2).order(ByteOrder.LITTLE_ENDIAN);
         for (double v : values) b.putShort(Float.floatToFloat16((float) v));
         return new CactTensor(name, CactDType.FP16, new long[] {values.length}, 0, 0, MemorySegment.ofArray(b.array()));

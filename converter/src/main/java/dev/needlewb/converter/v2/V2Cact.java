@@ -85,6 +85,18 @@ public final class V2Cact implements CactGeneration {
         return V2Notes.of(file);
     }
 
+    /** Upstream v2's released scheme, embedding=4,mhc=4,default=2. */
+    @Override
+    public dev.needlewb.converter.names.BitsMap defaultBits() {
+        return dev.needlewb.converter.names.BitsMap.released();
+    }
+
+    @Override
+    public String tokenizerProblem(long pieces, ModelGeometry g) {
+        return pieces == g.vocab() ? null
+                : "the tokenizer has " + pieces + " pieces, the header's vocab is " + g.vocab() + " (upstream's _pack_cact refuses a mismatch)";
+    }
+
     /** Upstream's _pack_cact refuses a tokenizer whose vocabulary differs from the config's. */
     @Override
     public void checkTokenizer(byte[] blob, ModelGeometry g) throws WorkbenchException {

@@ -8,6 +8,7 @@ import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.converter.cact.CactBytes;
 import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.converter.cact.HeaderCodec;
+import dev.needlewb.converter.cact.HeaderViolation;
 import dev.needlewb.converter.cq.CqCodebooks;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -72,7 +73,7 @@ public final class V2Header implements HeaderCodec {
                 b.i32(OFF_MHC_LANES), b.i32(OFF_ENGRAM_SLOTS), b.i32(OFF_ENGRAM_SUB_DIM), b.i32(OFF_ENGRAM_TABLES),
                 b.i32(OFF_CONV_TAPS), b.i32(OFF_CONV_DILATION), orders, sites, b.f32(OFF_ROPE_THETA),
                 b.i32(CactFormat.OFF_KV_WINDOW), b.i32(CactFormat.OFF_KV_BITS));
-        GeometryRules.Violation v = GeometryRules.check(g);
+        HeaderViolation v = GeometryRules.check(g);
         if (v != null) throw new FormatException(ErrorKind.BAD_HEADER_FIELD, file, v.headerOffset(), "header geometry: " + v.problem());
         return g;
     }
@@ -97,7 +98,7 @@ public final class V2Header implements HeaderCodec {
 
     @Override
     public String problem(ModelGeometry g) {
-        GeometryRules.Violation v = GeometryRules.check(Geometry.of(g));
+        HeaderViolation v = GeometryRules.check(Geometry.of(g));
         return v == null ? null : v.problem();
     }
 

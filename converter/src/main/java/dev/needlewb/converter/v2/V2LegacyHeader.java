@@ -4,6 +4,7 @@ import dev.needlewb.core.ErrorKind;
 import dev.needlewb.converter.cact.CactBytes;
 import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.converter.cact.HeaderCodec;
+import dev.needlewb.converter.cact.HeaderViolation;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.generation.ModelGeometry;
 import dev.needlewb.core.v2.Geometry;
@@ -38,7 +39,7 @@ final class V2LegacyHeader implements HeaderCodec {
     public Geometry read(MemorySegment bytes, Path file) throws FormatException {
         CactBytes b = new CactBytes(bytes, file, HEADER_BYTES);
         Geometry g = supplied.withKv(b.i32(CactFormat.OFF_KV_WINDOW), b.i32(CactFormat.OFF_KV_BITS));
-        GeometryRules.Violation v = GeometryRules.check(g);
+        HeaderViolation v = GeometryRules.check(g);
         if (v != null) {
             // the two fields the legacy header holds are at the same offsets as in the current one
             boolean stored = v.headerOffset() == CactFormat.OFF_KV_WINDOW || v.headerOffset() == CactFormat.OFF_KV_BITS;

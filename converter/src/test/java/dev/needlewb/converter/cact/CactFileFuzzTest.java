@@ -3,7 +3,6 @@ package dev.needlewb.converter.cact;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import dev.needlewb.converter.v2.V2Header;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.golden.Golden;
 import java.lang.foreign.MemorySegment;
@@ -11,6 +10,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -19,7 +19,8 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * Seeded mutation fuzzing of mini.cact, of its structure and of its values (a seventh of the
+ * Seeded mutation fuzzing of upstream's exports of both generations (Needle 2 mini.cact, Needle 3
+ * mini3.cact), of their structure and of its values (a seventh of the
  * cases write a float16 of every class, NaN and infinities included, into a stored value or CQ
  * norm): whatever the bytes, {@link CactFile#parse} and the reads after it either succeed or
  * throw {@link FormatException}; nothing else escapes, and the non-finite values the reader
@@ -37,6 +38,19 @@ class CactFileFuzzTest {
     /** Float16 values by class: NaNs (quiet, signalling, negative), infinities, the largest, a subnormal, -0, 1. */
     private static final short[] HALVES = {(short) 0x7E00, (short) 0x7C01, (short) 0xFE00, (short) 0x7C00, (short) 0xFC00,
         (short) 0x7BFF, (short) 0xFBFF, 0x0001, (short) 0x8000, 0x3C00};
+
+    /** Float32 values a permutation must not hold (NaN, infinity, fractions, out of range, negative) or may (a repeat). */
+    private static final float[] FLOATS = {Float.NaN, Float.POSITIVE_INFINITY, 1.5f, 128f, 1e9f, -1f, -0f, 0f, 5f};
+
+    /** The byte offset of every float32 a file stores (Needle 3's permutations). */
+    private static int[] floatSlots(CactFile f) {
+        List<Integer> at = new ArrayList<>();
+        for (TensorRecord r : f.tensors()) {
+            if (r.dtype() != CactDType.FP32) continue;
+            for (long p = r.offset(); p < r.offset() + r.nbytes(); p += 4) at.add((int) p);
+        }
+        return at.stream().mapToInt(Integer::intValue).toArray();
+    }
 
     /** The byte offset of every float16 mini stores: FP16 values and CQ group norms. */
     private static int[] halfSlots(CactFile f) {
@@ -67,32 +81,45 @@ class CactFileFuzzTest {
     }
 
     @Test
-    void onlyFormatExceptionsEscape() throws Exception {
-        byte[] original = Files.readAllBytes(Golden.mini("mini.cact"));
+    void onlyFormatExceptionsEscapeNeedle2() throws Exception {
+        fuzz(Golden.mini("mini.cact"), 20_261_202);
+    }
+
+    @Test
+    void onlyFormatExceptionsEscapeNeedle3() throws Exception {
+        fuzz(Golden.v3mini("mini3.cact"), 20_261_207);
+    }
+
+    private static void fuzz(Path golden, long seed) throws Exception {
+        byte[] original = Files.readAllBytes(golden);
         byte[] buf = original.clone();
         ByteBuffer le = ByteBuffer.wrap(buf).order(ByteOrder.LITTLE_ENDIAN);
-        int directoryEnd = (int) V2Header.recordOffset(111);
-        SplittableRandom rnd = new SplittableRandom(20_261_202);
-        int[] halfSlots = halfSlots(CactFile.parse(MemorySegment.ofArray(original), null));
+        CactFile clean = CactFile.parse(MemorySegment.ofArray(original), null);
+        int headerBytes = clean.generation().header().headerBytes();
+        int records = clean.numTensors();
+        int directoryEnd = (int) CactFormat.recordOffset(headerBytes, records);
+        SplittableRandom rnd = new SplittableRandom(seed);
+        int[] halfSlots = halfSlots(clean);
+        int[] floatSlots = floatSlots(clean);
         int parsed = 0;
         int rejected = 0;
         for (int c = 0; c < CASES; c++) {
             int length = buf.length;
             int from;
             int to;
-            switch (rnd.nextInt(7)) {
+            switch (rnd.nextInt(floatSlots.length > 0 ? 8 : 7)) {
                 case 0 -> { // truncation
                     length = rnd.nextInt(buf.length);
                     from = length;
                     to = length;
                 }
                 case 1, 2 -> { // header field
-                    from = 4 * rnd.nextInt(30);
+                    from = 4 * rnd.nextInt(headerBytes / 4);
                     to = from + 4;
                     le.putInt(from, (int) INTERESTING[rnd.nextInt(INTERESTING.length)]);
                 }
                 case 3 -> { // directory field
-                    int rec = (int) V2Header.recordOffset(rnd.nextInt(111));
+                    int rec = (int) CactFormat.recordOffset(headerBytes, rnd.nextInt(records));
                     int[][] fields = {{0, 1}, {1, 1}, {2, 2}, {4, 4}, {8, 4}, {12, 4}, {16, 4}, {20, 8}, {28, 8}, {36, 4}, {40, 4}};
                     int[] f = fields[rnd.nextInt(fields.length)];
                     from = rec + f[0];
@@ -110,6 +137,11 @@ class CactFileFuzzTest {
                     to = Math.min(directoryEnd, from + 1 + rnd.nextInt(4));
                     for (int i = from; i < to; i++) buf[i] ^= (byte) (1 << rnd.nextInt(8));
                 }
+                case 7 -> { // a float32 in a permutation
+                    from = floatSlots[rnd.nextInt(floatSlots.length)];
+                    to = from + 4;
+                    le.putFloat(from, FLOATS[rnd.nextInt(FLOATS.length)]);
+                }
                 default -> { // byte flips anywhere (mostly tensor data)
                     from = rnd.nextInt(buf.length);
                     to = Math.min(buf.length, from + 1 + rnd.nextInt(8));
@@ -122,17 +154,17 @@ class CactFileFuzzTest {
                 Map<Integer, NonFiniteTensor> nonFinite = new HashMap<>();
                 for (NonFiniteTensor t : f.nonFinite()) nonFinite.put(t.index(), t);
                 for (TensorRecord r : f.tensors()) {
-                    long rec = V2Header.recordOffset(r.index());
+                    long rec = CactFormat.recordOffset(headerBytes, r.index());
                     boolean touched = (from < rec + CactFormat.RECORD_BYTES && to > rec)
                             || (from < r.offset() + r.nbytes() && to > r.offset())
-                            || (from < V2Header.DIRECTORY_OFFSET && (r.index() == 3 || r.index() == 1));
+                            || (from < CactFormat.directoryOffset(headerBytes) && (r.index() == 3 || r.index() == 1));
                     if (touched && r.dtype() != CactDType.RAW) checkValues(f, r, nonFinite.get(r.index()));
                 }
                 if (f.tokenizerBlob().toArray(ValueLayout.JAVA_BYTE).length != f.tensor(f.numTensors() - 1).nbytes()) {
                     fail("tokenizer blob has the wrong size");
                 }
                 TensorRecord tok = f.tensor(f.numTensors() - 1);
-                boolean tokenizerTouched = from < V2Header.DIRECTORY_OFFSET || (from < tok.offset() + tok.nbytes() && to > tok.offset());
+                boolean tokenizerTouched = from < CactFormat.directoryOffset(headerBytes) || (from < tok.offset() + tok.nbytes() && to > tok.offset());
                 try {
                     if (tokenizerTouched) f.tokenizerVocab();
                 } catch (FormatException tokenizerRefused) {
@@ -143,6 +175,9 @@ class CactFileFuzzTest {
                 rejected++;
                 // plain check: an AssertJ assertion per case would dominate the loop
                 if (e.getMessage().indexOf('\n') >= 0) fail("multi-line message: " + e.getMessage());
+                if (e.offset() == FormatException.NO_OFFSET && e.tensorIndex() == FormatException.NO_TENSOR) {
+                    fail("a refusal names neither a byte nor a tensor: " + e.getMessage());
+                }
             } catch (Throwable t) {
                 fail("case " + c + " (bytes " + from + ".." + to + ", length " + length + ") threw " + t, t);
             }

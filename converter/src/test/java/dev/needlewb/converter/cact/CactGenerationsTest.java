@@ -14,7 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The tag at byte 0 picks the generation; one the workbench does not read is refused by name, at byte 0, before anything else. */
+/** The tag at byte 0 picks the generation; a tag of none, or a header the workbench does not read, is refused by name at byte 0, before anything else. */
 class CactGenerationsTest {
 
     private static FormatException refusal(byte[] bytes, String name) {
@@ -26,10 +26,21 @@ class CactGenerationsTest {
     }
 
     @Test
-    void upstreamsNeedle3FileIsRefusedAsNeedle3NotAsABadTag() throws Exception {
+    void upstreamsNeedle3FileReadsAsNeedle3WithItsOwnHeader() throws Exception {
         byte[] v3 = Files.readAllBytes(Golden.v3mini("mini3.cact"));
         assertThat(ByteBuffer.wrap(v3).order(ByteOrder.LITTLE_ENDIAN).getInt(0)).isEqualTo(Generation.NEEDLE3.tag());
-        assertThat(refusal(v3, "mini3.cact").kind()).isEqualTo(ErrorKind.WRONG_GENERATION);
+        CactFile f = CactFile.parse(MemorySegment.ofArray(v3), Path.of("mini3.cact"));
+        assertThat(f.geometry().generation()).isEqualTo(Generation.NEEDLE3);
+        assertThat(f.generation().header().headerBytes()).isEqualTo(196);
+        assertThat(f.tensor(0).offset()).isEqualTo(CactFormat.align(CactFormat.recordOffset(196, f.numTensors())));
+    }
+
+    @Test
+    void aTagOfNoGenerationNamesTheKnownOnes() throws Exception {
+        byte[] other = Files.readAllBytes(Golden.v3mini("mini3.cact"));
+        ByteBuffer.wrap(other).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 0x05E12A85);
+        assertThat(refusal(other, "x.cact").getMessage()).isEqualTo("x.cact: at byte 0: tag 0x05E12A85 is not a .cact tag (known: "
+                + "0x05E12A83 (Needle 2), 0x05E12A82 (Needle 2, legacy header), 0x05E12A84 (Needle 3))");
     }
 
     @Test

@@ -151,7 +151,7 @@ class HeaderSizesTest {
         Geometry wide = new Geometry(g.vocab(), g.dModel(), 1 << 15, 1 << 15, g.numLayers(), 1 << 16, g.maxSeqLen(), g.hadaN(),
                 g.mhcLanes(), g.engramSlots(), g.engramSubDim(), g.numEngramTables(), g.engramConvTaps(), g.engramConvDilation(),
                 g.engramOrders(), g.engramSites(), g.ropeTheta(), g.kvWindow(), g.kvBits());
-        GeometryRules.Violation v = GeometryRules.check(wide);
+        HeaderViolation v = GeometryRules.check(wide);
         assertThat(v.headerOffset()).isEqualTo(V2Header.OFF_NUM_HEADS);
         assertThat(v.problem()).isEqualTo("num_heads x head_dim = 2147483648 exceeds 2^31-1 (the workbench indexes such a matrix with int)");
     }

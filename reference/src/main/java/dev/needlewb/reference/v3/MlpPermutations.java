@@ -1,6 +1,6 @@
 package dev.needlewb.reference.v3;
 
-import dev.needlewb.converter.cq.codebook.LegacyRandomState;
+import dev.needlewb.converter.v3.HadaPermutations;
 import dev.needlewb.converter.flax.v3.V3Config;
 import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
@@ -12,9 +12,6 @@ import dev.needlewb.core.WorkbenchException;
  * half offset by n/2). A {@code .cact} stores them as hada_p1/hada_p2.
  */
 public final class MlpPermutations {
-    private static final int SEED_1 = 11;
-    private static final int SEED_2 = 13;
-    private static final int SPLIT_SEED_OFFSET = 977;
 
     private final int[] p1;
     private final int[] p2;
@@ -27,7 +24,8 @@ public final class MlpPermutations {
     /** The permutations upstream draws for {@code c}. */
     public static MlpPermutations of(V3Config c) {
         int n = c.hadaN();
-        return new MlpPermutations(draw(SEED_1, n, c.splitPermutations()), draw(SEED_2, n, c.splitPermutations()));
+        return new MlpPermutations(HadaPermutations.draw(HadaPermutations.SEED_1, n, c.splitPermutations()),
+                HadaPermutations.draw(HadaPermutations.SEED_2, n, c.splitPermutations()));
     }
 
     /**
@@ -50,17 +48,6 @@ public final class MlpPermutations {
             }
             seen[p[i]] = true;
         }
-    }
-
-    private static int[] draw(int seed, int n, boolean split) {
-        if (!split) return new LegacyRandomState(seed).permutation(n);
-        int half = n / 2;
-        int[] low = new LegacyRandomState(seed).permutation(half);
-        int[] high = new LegacyRandomState(seed + SPLIT_SEED_OFFSET).permutation(half);
-        int[] p = new int[2 * half];
-        System.arraycopy(low, 0, p, 0, half);
-        for (int i = 0; i < half; i++) p[half + i] = half + high[i];
-        return p;
     }
 
     public int[] p1() {

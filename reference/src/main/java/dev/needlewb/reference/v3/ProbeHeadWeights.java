@@ -1,5 +1,6 @@
 package dev.needlewb.reference.v3;
 
+import dev.needlewb.converter.v3.V3ProbeHead;
 import dev.needlewb.converter.flax.v3.V3Config;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.reference.FlaxParams;
@@ -9,13 +10,13 @@ import dev.needlewb.reference.FlaxParams;
  * gain [L1, k], query [q, d], row_bias [q, L1, k], proj [q*d, out] and the bias [out] (null for
  * the embedding head).
  */
-record ProbeHeadWeights(ProbeHeadKind kind, int probes, int queries, int outputs,
+record ProbeHeadWeights(V3ProbeHead kind, int probes, int queries, int outputs,
                         double[] probe, double[] gain, double[] query, double[] rowBias, double[] proj, double[] bias) {
 
     /** The head's parameters, or null when the tree has none under its prefix. */
-    static ProbeHeadWeights read(FlaxParams p, V3Config c, ProbeHeadKind kind) throws WorkbenchException {
-        String h = kind.prefix() + "/";
-        if (!p.hasTree(kind.prefix())) return null;
+    static ProbeHeadWeights read(FlaxParams p, V3Config c, V3ProbeHead kind) throws WorkbenchException {
+        String h = kind.key() + "/";
+        if (!p.hasTree(kind.key())) return null;
         int rows = c.numLayers() + 1;
         int d = c.dModel();
         int k = kind.probes(c);
@@ -27,6 +28,6 @@ record ProbeHeadWeights(ProbeHeadKind kind, int probes, int queries, int outputs
                 p.get(h + "query", q, d),
                 p.get(h + "row_bias", q, rows, k),
                 p.get(h + "proj/kernel", q * d, out),
-                kind.hasBias() ? p.get(h + "proj/bias", out) : null);
+                kind.flaxBias() ? p.get(h + "proj/bias", out) : null);
     }
 }

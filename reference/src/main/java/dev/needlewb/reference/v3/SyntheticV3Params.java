@@ -1,5 +1,6 @@
 package dev.needlewb.reference.v3;
 
+import dev.needlewb.converter.v3.V3ProbeHead;
 import dev.needlewb.converter.flax.v3.V3Config;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.reference.RandomTree;
@@ -23,7 +24,7 @@ public final class SyntheticV3Params {
     }
 
     /** Parameters for {@code c} with the given probe heads. */
-    public static Map<String, NpyArray> flax(V3Config c, Set<ProbeHeadKind> heads, long seed) {
+    public static Map<String, NpyArray> flax(V3Config c, Set<V3ProbeHead> heads, long seed) {
         SyntheticV3Params p = new SyntheticV3Params(seed);
         int d = c.dModel();
         int layers = c.numLayers();
@@ -35,7 +36,7 @@ public final class SyntheticV3Params {
         for (int s = 0; s < c.engramLayers().size(); s++) {
             SyntheticParams.engramSite(p.tree, s, c.engram().tables(), c.engramSlots(), c.engram().subDim(), d, V3Config.ENGRAM_CONV_TAPS);
         }
-        for (ProbeHeadKind kind : heads) p.head(c, kind);
+        for (V3ProbeHead kind : heads) p.head(c, kind);
         return p.tree.params();
     }
 
@@ -83,8 +84,8 @@ public final class SyntheticV3Params {
         normal(m + "cond_u", 0, 0.1, layers, V3Config.HADA_COND_RANK, n);
     }
 
-    private void head(V3Config c, ProbeHeadKind kind) {
-        String h = kind.prefix() + "/";
+    private void head(V3Config c, V3ProbeHead kind) {
+        String h = kind.key() + "/";
         int rows = c.numLayers() + 1;
         int d = c.dModel();
         int k = kind.probes(c);
@@ -95,7 +96,7 @@ public final class SyntheticV3Params {
         normal(h + "query", 0, 0.02, q, d);
         normal(h + "row_bias", 0, 0.1, q, rows, k);
         normal(h + "proj/kernel", 0, 0.02, q * d, out);
-        if (kind.hasBias()) normal(h + "proj/bias", 0, 0.02, out);
+        if (kind.flaxBias()) normal(h + "proj/bias", 0, 0.02, out);
     }
 
     /** {@code count} matrices [size, size], each the normalised Walsh matrix plus 0.01 N(0, 1), stored as {@code shape}. */

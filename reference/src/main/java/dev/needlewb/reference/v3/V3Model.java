@@ -1,5 +1,6 @@
 package dev.needlewb.reference.v3;
 
+import dev.needlewb.converter.v3.V3ProbeHead;
 import dev.needlewb.converter.flax.v3.V3Config;
 import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
@@ -61,7 +62,7 @@ public final class V3Model {
         return config;
     }
 
-    public boolean hasHead(ProbeHeadKind kind) {
+    public boolean hasHead(V3ProbeHead kind) {
         return w.heads().containsKey(kind);
     }
 
@@ -107,17 +108,17 @@ public final class V3Model {
 
     /** Upstream {@code forward_confidence}: the raw confidence logit (no sigmoid). */
     public double confidence(int[] tokens, V3Options o) throws WorkbenchException {
-        return head(ProbeHeadKind.CONFIDENCE, tokens, o)[0];
+        return head(V3ProbeHead.CONFIDENCE, tokens, o)[0];
     }
 
     /** Upstream {@code forward_router}: the 3 router logits. */
     public double[] router(int[] tokens, V3Options o) throws WorkbenchException {
-        return head(ProbeHeadKind.ROUTER, tokens, o);
+        return head(V3ProbeHead.ROUTER, tokens, o);
     }
 
     /** Upstream {@code forward_embedding}: the L2-normalised embedding [embedding_dim]. */
     public double[] embedding(int[] tokens, V3Options o) throws WorkbenchException {
-        double[] p = head(ProbeHeadKind.EMBEDDING, tokens, o);
+        double[] p = head(V3ProbeHead.EMBEDDING, tokens, o);
         double sum = 0;
         for (double v : p) sum += v * v;
         double denom = Math.sqrt(sum + 1e-12);
@@ -131,9 +132,9 @@ public final class V3Model {
      * axis), as upstream's {@code head_weight} does; their near ties go to the watch under
      * {@code <head>.probes|query|proj}.
      */
-    private double[] head(ProbeHeadKind kind, int[] tokens, V3Options o) throws WorkbenchException {
+    private double[] head(V3ProbeHead kind, int[] tokens, V3Options o) throws WorkbenchException {
         ProbeHeadWeights h = w.heads().get(kind);
-        if (h == null) throw new WorkbenchException(ErrorKind.MISSING_KEY, "the parameters have no " + kind.prefix());
+        if (h == null) throw new WorkbenchException(ErrorKind.MISSING_KEY, "the parameters have no " + kind.key());
         boolean[] keep = new boolean[tokens.length];
         boolean any = false;
         for (int i = 0; i < keep.length; i++) any |= keep[i] = tokens[i] != config.padTokenId();
@@ -145,9 +146,9 @@ public final class V3Model {
         double[] proj = h.proj().clone();
         if (o.quant()) {
             KvQuantizer cq = V3Quant.headWeights();
-            for (int r = 0; r < probes.length / d; r++) cq.quantize(probes, r * d, d, kind.prefix() + ".probes", r, o.watch());
-            for (int r = 0; r < h.queries(); r++) cq.quantize(query, r * d, d, kind.prefix() + ".query", r, o.watch());
-            quantizeColumns(proj, h.queries() * d, h.outputs(), cq, kind.prefix() + ".proj", o);
+            for (int r = 0; r < probes.length / d; r++) cq.quantize(probes, r * d, d, kind.key() + ".probes", r, o.watch());
+            for (int r = 0; r < h.queries(); r++) cq.quantize(query, r * d, d, kind.key() + ".query", r, o.watch());
+            quantizeColumns(proj, h.queries() * d, h.outputs(), cq, kind.key() + ".proj", o);
         }
         double[] pooled = ProbePooling.pool(cells, keep, h, probes, query);
         double[] out = new Matrix(proj, h.queries() * d, h.outputs()).apply(pooled, 1);

@@ -2,6 +2,7 @@ package dev.needlewb.reference.v3;
 
 import dev.needlewb.core.ErrorKind;
 import dev.needlewb.converter.flax.v3.V3ConfigGeometry;
+import dev.needlewb.converter.v3.V3ProbeHead;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.reference.CachedDecoder;
@@ -76,9 +77,9 @@ public final class V3Reference implements ReferenceForward {
         SequencedMap<String, NpyArray> out = new LinkedHashMap<>();
         if (!heads) return out;
         V3Options o = options(options);
-        if (model.hasHead(ProbeHeadKind.EMBEDDING)) out.put("embedding", NpyExport.vector(model.embedding(tokens, o)));
-        if (model.hasHead(ProbeHeadKind.CONFIDENCE)) out.put("confidence", NpyExport.scalar(model.confidence(tokens, o)));
-        if (model.hasHead(ProbeHeadKind.ROUTER)) out.put("router", NpyExport.vector(model.router(tokens, o)));
+        if (model.hasHead(V3ProbeHead.EMBEDDING)) out.put("embedding", NpyExport.vector(model.embedding(tokens, o)));
+        if (model.hasHead(V3ProbeHead.CONFIDENCE)) out.put("confidence", NpyExport.scalar(model.confidence(tokens, o)));
+        if (model.hasHead(V3ProbeHead.ROUTER)) out.put("router", NpyExport.vector(model.router(tokens, o)));
         return out;
     }
 

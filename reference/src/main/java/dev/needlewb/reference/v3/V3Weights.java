@@ -1,5 +1,6 @@
 package dev.needlewb.reference.v3;
 
+import dev.needlewb.converter.v3.V3ProbeHead;
 import dev.needlewb.converter.convert.ParallelTensors;
 import dev.needlewb.converter.flax.v3.V3Config;
 import dev.needlewb.core.ErrorKind;
@@ -27,7 +28,7 @@ record V3Weights(
         List<MhcWeights> mhc,
         double[] finalNorm,
         List<EngramWeights> engrams,
-        Map<ProbeHeadKind, ProbeHeadWeights> heads,
+        Map<V3ProbeHead, ProbeHeadWeights> heads,
         MlpPermutations permutations) {
 
     static V3Weights read(FlaxParams p, V3Config c, MlpPermutations permutations) throws WorkbenchException {
@@ -60,8 +61,8 @@ record V3Weights(
             }
             return null;
         }, done -> {});
-        Map<ProbeHeadKind, ProbeHeadWeights> heads = new EnumMap<>(ProbeHeadKind.class);
-        for (ProbeHeadKind kind : ProbeHeadKind.values()) {
+        Map<V3ProbeHead, ProbeHeadWeights> heads = new EnumMap<>(V3ProbeHead.class);
+        for (V3ProbeHead kind : V3ProbeHead.values()) {
             ProbeHeadWeights h = ProbeHeadWeights.read(p, c, kind);
             if (h != null) heads.put(kind, h);
         }

@@ -1,5 +1,6 @@
 package dev.needlewb.reference.v3;
 
+import dev.needlewb.converter.v3.V3ProbeHead;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.needlewb.converter.flax.v3.V3Config;
@@ -58,7 +59,7 @@ final class SmallV3 {
     }
 
     static Map<String, NpyArray> params(V3Config c) {
-        return SyntheticV3Params.flax(c, EnumSet.allOf(ProbeHeadKind.class), 17);
+        return SyntheticV3Params.flax(c, EnumSet.allOf(V3ProbeHead.class), 17);
     }
 
     static V3Model model(V3Config c, Map<String, NpyArray> params) {

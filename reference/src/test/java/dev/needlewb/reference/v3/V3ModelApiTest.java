@@ -1,6 +1,7 @@
 package dev.needlewb.reference.v3;
 
 import static dev.needlewb.core.Refusals.refused;
+import dev.needlewb.converter.v3.V3ProbeHead;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -25,7 +26,7 @@ class V3ModelApiTest {
 
     @Test
     void everyProbeHeadGivesItsOutputs() throws WorkbenchException {
-        for (ProbeHeadKind kind : ProbeHeadKind.values()) assertThat(MODEL.hasHead(kind)).isTrue();
+        for (V3ProbeHead kind : V3ProbeHead.values()) assertThat(MODEL.hasHead(kind)).isTrue();
         double[] router = MODEL.router(TOKENS, V3Options.DEFAULT);
         assertThat(router).hasSize(3);
         assertThat(Arrays.stream(router).allMatch(Double::isFinite)).isTrue();
@@ -70,7 +71,7 @@ class V3ModelApiTest {
         Map<String, NpyArray> noHeads = new HashMap<>(PARAMS);
         noHeads.keySet().removeIf(k -> k.startsWith("router_head/"));
         V3Model model = V3Model.load(noHeads, CONFIG);
-        assertThat(model.hasHead(ProbeHeadKind.ROUTER)).isFalse();
+        assertThat(model.hasHead(V3ProbeHead.ROUTER)).isFalse();
         refused(ErrorKind.MISSING_KEY, () -> model.router(TOKENS, V3Options.DEFAULT));
     }
 

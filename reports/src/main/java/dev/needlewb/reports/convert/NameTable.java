@@ -41,8 +41,9 @@ public final class NameTable {
 
     private String storage(NameRow r) {
         return switch (r.storage()) {
-            case CQ -> TensorConversion.cq(bits.recordBitsFor(r.name()), 128);
+            case CQ -> TensorConversion.cq(names.recordBits(r, bits), 128);
             case FP16 -> "fp16";
+            case FP32 -> "fp32";
             case RAW -> "raw";
             case CHECKPOINT_ONLY -> "not in .cact";
         };

@@ -8,6 +8,7 @@ import dev.needlewb.converter.cact.CactNotes;
 import dev.needlewb.converter.cact.CactSummary;
 import dev.needlewb.converter.cact.NonFiniteTensor;
 import dev.needlewb.converter.cact.TensorRecord;
+import dev.needlewb.core.generation.Generation;
 import dev.needlewb.reports.convert.ManifestCheck;
 import dev.needlewb.reports.report.InputFile;
 import dev.needlewb.reports.report.Markdown;
@@ -48,6 +49,8 @@ public final class InspectReport {
         body.put("file", input.path().toString());
         body.put("file_bytes", file.fileBytes());
         body.put("sha256", file.sha256());
+        body.put("generation", file.geometry().generation().displayName());
+        body.put("tag", Generation.hex(file.geometry().generation().tag()));
         body.set("geometry", Report.JSON.valueToTree(file.generation().header().fields(file.geometry())));
         ArrayNode notes = body.putArray("notes");
         CactNotes.of(file).forEach(notes::add);
@@ -105,6 +108,7 @@ public final class InspectReport {
         md.item("file", "`" + input.path() + "`")
                 .item("bytes", fmt(file.fileBytes()))
                 .item("sha256", "`" + file.sha256() + "`")
+                .item("generation", file.geometry().generation().displayName() + " (tag " + Generation.hex(file.geometry().generation().tag()) + ")")
                 .item("manifest", manifest.status() == ManifestCheck.Status.NONE ? "none"
                         : "`" + manifest.manifest().getFileName() + "` " + manifest.detail())
                 .blank();

@@ -1,0 +1,94 @@
+package dev.needlewb.converter.v3;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.cact.CactSummary;
+import dev.needlewb.converter.convert.ConvertRequest;
+import dev.needlewb.converter.convert.Converter;
+import dev.needlewb.converter.finite.NonFinitePolicy;
+import dev.needlewb.converter.flax.FlaxCheckpoint;
+import dev.needlewb.converter.flax.FlaxCheckpointReader;
+import dev.needlewb.converter.flax.v3.V3Config;
+import dev.needlewb.core.FormatException;
+import dev.needlewb.core.io.NpyArray;
+import dev.needlewb.core.v3.V3Geometry;
+import dev.needlewb.golden.Golden;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.SequencedMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Upstream's v3 checkpoint (golden v3mini/mini3.ckpt.pkl, written by checkpoints.write_checkpoint)
+ * to .cact as upstream's export.write_export(bits=4, group 128, kv_window=effective_kv_window)
+ * wrote golden mini3.cact: the same bytes; the shipped mixed scheme through --bits-map; bad
+ * checkpoints refused by parameter path.
+ */
+class V3CheckpointConvertTest {
+    private static final Path CKPT = Golden.v3mini("mini3.ckpt.pkl");
+
+    private static ConvertRequest request(Path out, String bits, Path tokenizer) {
+        return new ConvertRequest(CKPT, out, bits, null, null, tokenizer, null, null, false, null, NonFinitePolicy.REFUSE);
+    }
+
+    @Test
+    void upstreamsCheckpointConvertsToUpstreamsBytes(@TempDir Path dir) throws Exception {
+        // the tokenizer from the SentencePiece model (the blob _tokenizer_blob builds) and from the .cact (copied as build_main does)
+        for (Path tokenizer : new Path[] {Golden.v3mini("tok512.model"), Golden.v3mini("mini3.cact")}) {
+            Path out = dir.resolve("mini3-" + tokenizer.getFileName() + ".cact");
+            Converter.run(request(out, null, tokenizer), (done, total) -> {});
+            assertThat(Files.readAllBytes(out)).as(tokenizer.toString()).isEqualTo(Files.readAllBytes(Golden.v3mini("mini3.cact")));
+        }
+    }
+
+    @Test
+    void theShippedSchemeThroughTheBitsMap(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("mixed.cact");
+        Converter.run(request(out, "embedding=4,mhc=4,default=2", Golden.v3mini("tok512.model")), (done, total) -> {});
+        try (CactFile f = CactFile.open(out)) {
+            assertThat(f.tensor("embedding").bits()).isEqualTo(4);
+            assertThat(f.tensor("mhc_phi_res").bits()).isEqualTo(4);
+            assertThat(f.tensor("layer02.gate_proj").bits()).isEqualTo(2);
+            assertThat(f.tensor("engram1.tables").bits()).isEqualTo(2);
+            // the head's matrices at HEAD_BITS whatever the map (export.py:326-328)
+            assertThat(f.tensor("confidence_head.probes").bits()).isEqualTo(4);
+            CactSummary s = CactSummary.of(f);
+            assertThat(s.get(CactSummary.Category.CQ4).tensors()).isEqualTo(7);
+            assertThat(s.get(CactSummary.Category.CQ2).tensors()).isEqualTo(26);
+        }
+    }
+
+    @Test
+    void theHeaderIsWhatPackCactComputesFromTheConfig() throws Exception {
+        V3Config c = V3Config.fromSaved(FlaxCheckpointReader.readStructure(CKPT).config());
+        assertThat(V3KvBudget.effectiveWindow(c)).isEqualTo(256);
+        assertThat(V3Checkpoints.geometry(c, 256)).isEqualTo(V3Geometry.mini());
+        // the released config: per layer 252 B, per site 864 B, the 16 local layers and 5 sites cost
+        // 8,552,448 B of the window 1024, leaving (12,058,624 - 8,552,448) / (4 x 252) = 3478 -> 3456 for the global ones
+        assertThat(V3KvBudget.budgetWindow(V3Config.released())).isEqualTo(3456);
+    }
+
+    @Test
+    void aBadCheckpointIsRefusedByParameterPath(@TempDir Path dir) throws Exception {
+        FlaxCheckpoint golden = FlaxCheckpointReader.readStructure(CKPT);
+        SequencedMap<String, NpyArray> missing = new LinkedHashMap<>(golden.params());
+        missing.remove("stack/layers/block/hadamard_mlp/cond_v");
+        assertRefused(dir, golden.withParams(missing), "param stack/layers/block/hadamard_mlp/cond_v missing (layer00.cond_v needs it with shape [4, 128, 8])");
+        SequencedMap<String, NpyArray> misshapen = new LinkedHashMap<>(golden.params());
+        NpyArray taps = misshapen.get("stack/layers/block/self_attn/v_taps");
+        misshapen.put("stack/layers/block/self_attn/v_taps", new NpyArray(taps.descr(), new int[] {4, 96, 3}, taps.data()));
+        assertRefused(dir, golden.withParams(misshapen), "param stack/layers/block/self_attn/v_taps has shape [4, 96, 3], the config needs [4, 3, 96]");
+        SequencedMap<String, NpyArray> extra = new LinkedHashMap<>(golden.params());
+        extra.put("ab_scales/x", taps);
+        assertRefused(dir, golden.withParams(extra), "param ab_scales/x is not a parameter upstream's export writes (extra params need --allow-extra-params)");
+    }
+
+    private static void assertRefused(Path dir, FlaxCheckpoint ckpt, String says) {
+        assertThatThrownBy(() -> V3Checkpoints.weights(CKPT, ckpt, false, NonFinitePolicy.REFUSE))
+                .isInstanceOfSatisfying(FormatException.class, e -> assertThat(e.getMessage()).isEqualTo(CKPT + ": " + says).doesNotContain("\n"));
+    }
+}

@@ -2,7 +2,6 @@ package dev.needlewb.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.needlewb.golden.Golden;
@@ -27,8 +26,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Every notebook under notebooks/ executed headless ({@code python3 -m nbconvert --execute}) on
  * reports this test writes with the command line: parity and the idempotence study on the golden
  * mini.cact, and its .cact -> .pt -> .cact round trip. A notebook that raises fails the test with
- * its error. Without Jupyter the execution tests are skipped, except under CI (the {@code CI}
- * environment variable), where .ci/run installs it and a skip would hide a broken notebook.
+ * its error. Without Jupyter the test fails, naming the packages to install (.ci/run installs
+ * them): a skipped notebook check would hide a broken notebook.
  */
 class NotebookExecutionTest {
     private static final String PYTHON = "/usr/bin/python3";
@@ -66,9 +65,7 @@ class NotebookExecutionTest {
     @BeforeAll
     static void writeReportsAndStartTheNotebooks() throws IOException {
         if (!jupyterAvailable()) {
-            String missing = PYTHON + " cannot import nbconvert, ipykernel, matplotlib and torch: apt-get install -y " + PACKAGES;
-            if (System.getenv("CI") != null) fail(missing);
-            return;
+            fail(PYTHON + " cannot import nbconvert, ipykernel, matplotlib and torch: apt-get install -y " + PACKAGES + " (or run .ci/run)");
         }
         Path cact = Golden.mini("mini.cact");
         Path parity = work.resolve("parity");
@@ -99,7 +96,6 @@ class NotebookExecutionTest {
     @ParameterizedTest
     @MethodSource("notebooks")
     void executesWithoutErrorAndDrawsEveryFigure(Path notebook) throws Exception {
-        assumeTrue(!executions.isEmpty(), "Jupyter is not installed (apt-get install -y " + PACKAGES + "); notebooks not executed");
         Execution run = executions.get(notebook);
         if (!run.process().waitFor(10, TimeUnit.MINUTES)) fail(notebook + ": nbconvert did not finish in 10 minutes");
         if (run.process().exitValue() != 0) {

@@ -4,6 +4,10 @@ import dev.needlewb.core.ErrorKind;
 import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
+import dev.needlewb.converter.flax.FlaxConfig;
+import dev.needlewb.converter.flax.KvBudget;
+import dev.needlewb.converter.flax.v3.V3CheckpointReader;
+import dev.needlewb.converter.flax.v3.V3ConfigGeometry;
 import dev.needlewb.converter.flax.LoraAdapter;
 import dev.needlewb.converter.v3.V3Checkpoints;
 import dev.needlewb.core.WorkbenchException;
@@ -48,5 +52,23 @@ final class CheckpointGenerations {
                 yield new Read(V3Checkpoints.weights(file, structure, allowExtraParams, nonFinite), null);
             }
         };
+    }
+
+    /** The geometry and Flax tree the float64 reference reads from the checkpoint in {@code file}. */
+    static CheckpointParams params(Path file, NonFinitePolicy nonFinite) throws WorkbenchException {
+        FlaxCheckpoint structure = FlaxCheckpointReader.readStructure(file);
+        CheckpointParams read = switch (Generation.ofCheckpointConfig(structure.config().keySet())) {
+            case NEEDLE2 -> {
+                FlaxCheckpoint ckpt = FlaxCheckpointReader.checked(file, structure, false, NonFinitePolicy.ALLOW);
+                FlaxConfig config = ckpt.flaxConfig();
+                yield new CheckpointParams(config.toGeometry(KvBudget.effectiveWindow(config)), ckpt.params());
+            }
+            case NEEDLE3 -> {
+                var ckpt = V3CheckpointReader.of(file, structure);
+                yield new CheckpointParams(new V3ConfigGeometry(ckpt.config()), ckpt.params());
+            }
+        };
+        if (nonFinite == NonFinitePolicy.REFUSE) FlaxCheckpointReader.refuseNonFinite(file, read.params());
+        return read;
     }
 }

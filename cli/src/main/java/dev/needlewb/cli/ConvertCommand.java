@@ -38,7 +38,7 @@ final class ConvertCommand implements Callable<Integer> {
             description = "CQ group of a fresh .cact (upstream build_export's group argument; default 128).")
     Integer group;
 
-    @Option(names = "--lora", paramLabel = "ADAPTER.pkl", description = "Merge this upstream LoRA adapter into the checkpoint input first.")
+    @Option(names = "--lora", paramLabel = "ADAPTER.pkl|.safetensors", description = "Merge this upstream LoRA adapter into the checkpoint input first.")
     Path lora;
 
     @Option(names = "--base", paramLabel = "ORIGINAL.cact",

@@ -81,12 +81,20 @@ class GenerationCliTest {
         CliRun names = CliRun.of("names", "--geometry", ckpt.toString(), "--compact");
         assertThat(names.exit()).as(names.err()).isZero();
         assertThat(names.out()).contains("| confidence_head.probes | confidence_head/probes | confidence_head.probes | [20, 128] | [5, 4, 128] | PROBES_RESHAPE | cq4/128 |");
-        // a LoRA adapter is not merged into a Needle 3 checkpoint yet: refused before anything is written
+        // a LoRA adapter whose factors disagree with its rank (A of rank 2, rank 3 declared): one line naming the adapter, nothing written
         Path refused = dir.resolve("refused.cact");
-        CliRun lora = CliRun.of("convert", ckpt.toString(), "--lora", ckpt.toString(), "--tokenizer", Golden.v3mini("tok512.model").toString(),
+        Path adapter = dir.resolve("needle_lora.safetensors");
+        try (var stream = Files.newOutputStream(adapter)) {
+            dev.needlewb.converter.safetensors.Safetensors.write(stream, java.util.Map.of(
+                    "lora/stack/layers/block/self_attn/q_proj/kernel/A", dev.needlewb.core.io.NpyArray.ofFloats(new int[] {4, 128, 2}, new float[4 * 128 * 2]),
+                    "lora/stack/layers/block/self_attn/q_proj/kernel/B", dev.needlewb.core.io.NpyArray.ofFloats(new int[] {4, 2, 128}, new float[4 * 2 * 128])),
+                    java.util.Map.of("scale", "2.0", "rank", "3", "base", "null", "seed", "0"));
+        }
+        CliRun lora = CliRun.of("convert", ckpt.toString(), "--lora", adapter.toString(), "--tokenizer", Golden.v3mini("tok512.model").toString(),
                 "--to", refused.toString());
         assertThat(lora.exit()).isEqualTo(Main.EXIT_USER_ERROR);
-        assertThat(lora.err().strip()).doesNotContain("\n").endsWith("--lora merges into Needle 2 checkpoints only in this version");
+        assertThat(lora.err().strip()).doesNotContain("\n").startsWith("needle-wb: " + adapter + ": ")
+                .endsWith("adapter stack/layers/block/self_attn/q_proj/kernel has A [4, 128, 2] and B [4, 2, 128]; expected lead+(in, 3) and lead+(3, out)");
         assertThat(refused).doesNotExist();
         assertThat(dir.resolve("refused.cact.manifest.json")).doesNotExist();
     }

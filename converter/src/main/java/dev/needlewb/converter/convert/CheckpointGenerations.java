@@ -1,6 +1,5 @@
 package dev.needlewb.converter.convert;
 
-import dev.needlewb.core.ErrorKind;
 import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
@@ -48,8 +47,9 @@ final class CheckpointGenerations {
                 yield new Read(WeightSources.fromCheckpoint(ckpt), ckpt);
             }
             case NEEDLE3 -> {
-                if (lora != null) throw new WorkbenchException(ErrorKind.UNSUPPORTED, lora + ": --lora merges into Needle 2 checkpoints only in this version");
-                yield new Read(V3Checkpoints.weights(file, structure, allowExtraParams, nonFinite), null);
+                // finetune.build_main merges into the loaded params before the export reads them
+                FlaxCheckpoint merged = lora == null ? structure : LoraAdapter.read(lora, nonFinite).mergeInto(structure);
+                yield new Read(V3Checkpoints.weights(file, merged, allowExtraParams, nonFinite), null);
             }
         };
     }

@@ -17,11 +17,17 @@ import java.util.SequencedMap;
 
 /**
  * A LoRA adapter as upstream's {@code finetune.py} saves it: {@code {"lora": {path: {"A", "B"}},
- * "scale", "base", "rank"}} where, for a kernel {@code W} of shape {@code lead + (in, out)}
- * (lead = the layer axis of the scanned stack), {@code A} is {@code lead + (in, rank)} and
- * {@code B} is {@code lead + (rank, out)}. Merging adds {@code scale * A @ B} to {@code W}.
+ * "scale", "base", "rank"}} (Needle 3 adds {@code "seed"}) where, for a kernel {@code W} of shape
+ * {@code lead + (in, out)} (lead = the layer axis of the scanned stack), {@code A} is
+ * {@code lead + (in, rank)} and {@code B} is {@code lead + (rank, out)}. Merging adds
+ * {@code scale * A @ B} to {@code W}; both generations merge alike ({@code merge_lora}). The file
+ * is a pickle of that dict or, as Needle 3's {@code checkpoints.write_adapter} also writes it, a
+ * safetensors file ({@link LoraSafetensors}).
+ *
+ * @param file the adapter file, named in every refusal
+ * @param seed the training seed (Needle 3), or null
  */
-public record LoraAdapter(SequencedMap<String, Pair> lora, double scale, String base, int rank) {
+public record LoraAdapter(Path file, SequencedMap<String, Pair> lora, double scale, String base, int rank, Long seed) {
 
     /** The two factors of one adapted kernel. */
     public record Pair(NpyArray a, NpyArray b) {}
@@ -35,9 +41,13 @@ public record LoraAdapter(SequencedMap<String, Pair> lora, double scale, String 
         return read(file, NonFinitePolicy.REFUSE);
     }
 
-    /** Reads an adapter pickle; {@code nonFinite} says whether NaN or infinity in a factor or the scale is refused. */
+    /**
+     * Reads an adapter (a pickle, or safetensors when the name ends in {@code .safetensors});
+     * {@code nonFinite} says whether NaN or infinity in a factor or the scale is refused.
+     */
     public static LoraAdapter read(Path file, NonFinitePolicy nonFinite) throws WorkbenchException {
-        if (!(SafePickle.load(file) instanceof Map<?, ?> root)) throw error(ErrorKind.BAD_PICKLE, file, "the pickle is not an adapter dict");
+        Object tree = LoraSafetensors.isSafetensors(file) ? LoraSafetensors.tree(file) : SafePickle.load(file);
+        if (!(tree instanceof Map<?, ?> root)) throw error(ErrorKind.BAD_PICKLE, file, "the pickle is not an adapter dict");
         if (!(root.get("lora") instanceof Map<?, ?> entries)) throw error(ErrorKind.MISSING_KEY, file, "adapter has no 'lora' dict");
         if (!(root.get("scale") instanceof Number scale)) throw error(ErrorKind.MISSING_KEY, file, "adapter 'scale' is missing or not a number");
         if (nonFinite == NonFinitePolicy.REFUSE && !Double.isFinite(scale.doubleValue())) {
@@ -46,6 +56,8 @@ public record LoraAdapter(SequencedMap<String, Pair> lora, double scale, String 
         if (!(root.get("rank") instanceof Long rank) || rank < 1 || rank > Integer.MAX_VALUE) throw error(ErrorKind.BAD_PICKLE, file, "adapter 'rank' is missing or not a positive int");
         Object base = root.get("base");
         if (base != null && !(base instanceof String)) throw error(ErrorKind.BAD_PICKLE, file, "adapter 'base' is not a string");
+        Object seed = root.get("seed");
+        if (seed != null && !(seed instanceof Long)) throw error(ErrorKind.BAD_PICKLE, file, "adapter 'seed' is not an int");
         SequencedMap<String, Pair> pairs = new LinkedHashMap<>();
         for (var e : entries.entrySet()) {
             if (!(e.getKey() instanceof String path)) throw error(ErrorKind.BAD_PICKLE, file, "adapter has a non-string path " + e.getKey());
@@ -61,7 +73,7 @@ public record LoraAdapter(SequencedMap<String, Pair> lora, double scale, String 
             }
             pairs.put(path, new Pair(a, b));
         }
-        return new LoraAdapter(pairs, scale.doubleValue(), (String) base, rank.intValue());
+        return new LoraAdapter(file, pairs, scale.doubleValue(), (String) base, rank.intValue(), (Long) seed);
     }
 
     private static void checkFactors(Path file, String path, NpyArray a, NpyArray b, int rank) throws FormatException {
@@ -88,7 +100,7 @@ public record LoraAdapter(SequencedMap<String, Pair> lora, double scale, String 
         SequencedMap<String, NpyArray> params = new LinkedHashMap<>(ckpt.params());
         for (var e : lora.entrySet()) {
             NpyArray w = params.get(e.getKey());
-            if (w == null) throw new WorkbenchException(ErrorKind.UNKNOWN_KEY, "LoRA adapter targets " + e.getKey() + ", which the checkpoint does not have");
+            if (w == null) throw error(ErrorKind.UNKNOWN_KEY, file, "adapter targets " + e.getKey() + ", which the checkpoint does not have");
             params.put(e.getKey(), merged(e.getKey(), w, e.getValue()));
         }
         return ckpt.withParams(params);
@@ -99,7 +111,7 @@ public record LoraAdapter(SequencedMap<String, Pair> lora, double scale, String 
         int nd = sw.length;
         if (nd != sa.length || !Arrays.equals(Arrays.copyOf(sw, nd - 2), Arrays.copyOf(sa, nd - 2))
                 || sw[nd - 2] != sa[nd - 2] || sw[nd - 1] != sb[nd - 1]) {
-            throw new WorkbenchException(ErrorKind.SHAPE_MISMATCH, "LoRA factors A " + Arrays.toString(sa) + ", B " + Arrays.toString(sb)
+            throw error(ErrorKind.SHAPE_MISMATCH, file, "adapter factors A " + Arrays.toString(sa) + ", B " + Arrays.toString(sb)
                     + " do not fit " + path + " of shape " + Arrays.toString(sw));
         }
         int in = sw[nd - 2], out = sw[nd - 1];

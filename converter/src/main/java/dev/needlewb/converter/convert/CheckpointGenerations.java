@@ -6,12 +6,16 @@ import dev.needlewb.converter.flax.FlaxCheckpointReader;
 import dev.needlewb.converter.flax.FlaxConfig;
 import dev.needlewb.converter.flax.KvBudget;
 import dev.needlewb.converter.flax.v3.V3CheckpointReader;
+import dev.needlewb.converter.flax.v3.V3Config;
+import dev.needlewb.converter.names.NameMap;
+import dev.needlewb.converter.v2.V2Names;
 import dev.needlewb.converter.flax.v3.V3ConfigGeometry;
 import dev.needlewb.converter.flax.LoraAdapter;
 import dev.needlewb.converter.v3.V3Checkpoints;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.generation.Generation;
 import java.nio.file.Path;
+import java.util.Set;
 
 /**
  * The converter's checkpoint registry: how a training checkpoint of each generation becomes
@@ -21,15 +25,15 @@ import java.nio.file.Path;
  */
 final class CheckpointGenerations {
     /**
-     * The weights and, for a Needle 2 checkpoint, the checkpoint itself (config, step and run a
-     * checkpoint output reuses; its weight_bits); null for the generations that have no such use yet.
+     * The weights and the checkpoint they came from (config, step, run and the leaves a
+     * {@code .cact} does not hold, which a checkpoint output reuses).
      */
-    record Read(ModelWeights weights, FlaxCheckpoint needle2) {}
+    record Read(ModelWeights weights, FlaxCheckpoint checkpoint) {}
 
     private CheckpointGenerations() {}
 
     /** The name map of the checkpoint in {@code file} (its parameters' shapes are not checked). */
-    static dev.needlewb.converter.names.NameMap names(Path file) throws WorkbenchException {
+    static NameMap names(Path file) throws WorkbenchException {
         FlaxCheckpoint structure = FlaxCheckpointReader.readStructure(file);
         return switch (Generation.ofCheckpointConfig(structure.config().keySet())) {
             case NEEDLE2 -> WeightSources.namesOf(FlaxCheckpointReader.checked(file, structure, true, NonFinitePolicy.ALLOW));
@@ -49,8 +53,51 @@ final class CheckpointGenerations {
             case NEEDLE3 -> {
                 // finetune.build_main merges into the loaded params before the export reads them
                 FlaxCheckpoint merged = lora == null ? structure : LoraAdapter.read(lora, nonFinite).mergeInto(structure);
-                yield new Read(V3Checkpoints.weights(file, merged, allowExtraParams, nonFinite), null);
+                yield new Read(V3Checkpoints.weights(file, merged, allowExtraParams, nonFinite), merged);
             }
+        };
+    }
+
+    /**
+     * The checkpoint given as {@code --config} (config, step, run and the leaves a {@code .cact}
+     * lacks), checked as its generation's reader checks it.
+     */
+    static FlaxCheckpoint config(Path file, boolean allowExtraParams, NonFinitePolicy nonFinite) throws WorkbenchException {
+        FlaxCheckpoint structure = FlaxCheckpointReader.readStructure(file);
+        return switch (Generation.ofCheckpointConfig(structure.config().keySet())) {
+            case NEEDLE2 -> FlaxCheckpointReader.checked(file, structure, allowExtraParams, nonFinite);
+            case NEEDLE3 -> {
+                V3CheckpointReader.of(file, structure); // its config as from_saved reads it
+                if (nonFinite == NonFinitePolicy.REFUSE) FlaxCheckpointReader.refuseNonFinite(file, structure.params());
+                yield structure;
+            }
+        };
+    }
+
+    /** The generation of a checkpoint read by this registry. */
+    static Generation generation(FlaxCheckpoint ckpt) {
+        return Generation.ofCheckpointConfig(ckpt.config().keySet());
+    }
+
+    /**
+     * The name map of a state dict holding {@code torchKeys} whose model {@code ckpt}'s config
+     * describes (the optional parts, such as probe heads, are those the dict holds).
+     */
+    static NameMap stateDictNames(FlaxCheckpoint ckpt, Set<String> torchKeys) throws WorkbenchException {
+        return switch (generation(ckpt)) {
+            case NEEDLE2 -> V2Names.of(ckpt.flaxConfig(), V2Names.partsOf(torchKeys), KvBudget.effectiveWindow(ckpt.flaxConfig()));
+            case NEEDLE3 -> V3Checkpoints.stateDictNames(V3Config.fromSaved(ckpt.config()), torchKeys);
+        };
+    }
+
+    /**
+     * The bits map a checkpoint's config asks for, or null: Needle 2's {@code weight_bits}
+     * (export.main reads it); Needle 3's exporter has no bits map and ignores the field.
+     */
+    static String weightBits(FlaxCheckpoint ckpt) {
+        return switch (generation(ckpt)) {
+            case NEEDLE2 -> ckpt.config().get("weight_bits") instanceof String s && !s.isBlank() ? s : null;
+            case NEEDLE3 -> null;
         };
     }
 

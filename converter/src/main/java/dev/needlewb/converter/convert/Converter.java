@@ -167,20 +167,24 @@ public final class Converter {
                 return;
             }
             if (request.base() != null) base = openCact(request.base(), nonFinite);
-            if (request.config() != null) meta = FlaxCheckpointReader.read(request.config(), request.allowExtraParams(), nonFinite);
+            if (request.config() != null) meta = CheckpointGenerations.config(request.config(), request.allowExtraParams(), nonFinite);
             switch (from) {
                 case FLAX -> {
                     CheckpointGenerations.Read read = CheckpointGenerations.read(request.input(), request.lora(), request.allowExtraParams(), nonFinite);
-                    if (meta == null) meta = read.needle2();
+                    if (meta == null) meta = read.checkpoint();
                     weights = read.weights();
                 }
                 case CACT -> weights = WeightSources.fromCact(openCact(request.input(), nonFinite), "f16".equals(request.dtype()));
                 case TORCH, SAFETENSORS -> {
                     StateDict dict = StateDictFiles.read(request.input(), from, nonFinite);
-                    NameMap names = base != null ? WeightSources.namesOf(base)
-                            : V2Names.of(meta.flaxConfig(), V2Names.partsOf(dict.tensors().keySet()), KvBudget.effectiveWindow(meta.flaxConfig()));
+                    NameMap names = base != null ? WeightSources.namesOf(base) : CheckpointGenerations.stateDictNames(meta, dict.tensors().keySet());
                     weights = WeightSources.fromStateDict(dict, names);
                 }
+            }
+            Generation generation = weights.names().geometry().generation();
+            if (meta != null && CheckpointGenerations.generation(meta) != generation) {
+                throw new WorkbenchException(ErrorKind.WRONG_GENERATION, request.config() + ": --config is a " + CheckpointGenerations.generation(meta)
+                        + " checkpoint, the input " + request.input() + " a " + generation + " model");
             }
             if (to == Format.CACT && base == null && weights.tokenizer() == null) weights = weights.withTokenizer(tokenizer(request.tokenizer()));
             if (to == Format.CACT && base == null) bits(); // a bad --bits-map is an input error: refused before anything is written
@@ -220,12 +224,11 @@ public final class Converter {
             return SentencePieceModel.read(file).toVocab().toBytes();
         }
 
-        /** The bits map of a fresh .cact: --bits-map, else the checkpoint config's weight_bits, else 4 (upstream's export.main). */
+        /** The bits map of a fresh .cact: --bits-map, else a Needle 2 checkpoint config's weight_bits, else 4 (upstream's export.main). */
         private BitsMap bits() throws WorkbenchException {
             if (request.bitsMap() != null) return BitsMap.parse(request.bitsMap());
-            Object configured = meta == null ? null : meta.config().get("weight_bits");
-            if (configured instanceof String s && !s.isBlank()) return BitsMap.parse(s);
-            return BitsMap.parse("4");
+            String configured = meta == null ? null : CheckpointGenerations.weightBits(meta);
+            return BitsMap.parse(configured != null ? configured : "4");
         }
 
         /** The CQ group of a fresh .cact: --group, else upstream's 128. */

@@ -70,13 +70,13 @@ public final class WeightTargets {
 
     /**
      * The rows of {@code w} that hold a Flax leaf (or one layer of it), in name-map order: those with
-     * weights, less the contrastive bias, which the Flax model does not have and which must be zero.
+     * weights, less the derived ones and the contrastive bias, which the Flax model does not have and which must be zero.
      */
     public static List<NameRow> flaxRows(ModelWeights w) throws WorkbenchException {
         List<NameRow> rows = new ArrayList<>();
         for (NameRow row : w.names().rows()) {
             NpyArray a = w.tensor(row);
-            if (a == null) continue;
+            if (a == null || row.transform() == Transform.DERIVED) continue; // Needle 3's permutations: drawn from seeds, no leaf
             if (row.transform() == Transform.ZERO_FILL) {
                 for (double v : a.asDoubles()) {
                     if (v != 0) throw new WorkbenchException(ErrorKind.UNSUPPORTED, row.torchKey() + " is not zero, but the Flax model has no such bias");

@@ -76,6 +76,20 @@ public final class V3Checkpoints {
         return V3Names.of(g, heads, true, shapes);
     }
 
+    /**
+     * The names of a state dict of config {@code c} holding {@code torchKeys}: the probe heads
+     * are those whose tensors the dict holds.
+     */
+    public static NameMap stateDictNames(V3Config c, Set<String> torchKeys) throws WorkbenchException {
+        Set<String> everyHead = new HashSet<>();
+        for (V3ProbeHead h : V3ProbeHead.values()) everyHead.add(h.key() + "/probes");
+        Set<String> present = new HashSet<>();
+        for (NameRow row : names(c, everyHead).rows()) {
+            if (row.flaxPath() != null && torchKeys.contains(row.torchKey())) present.add(row.flaxPath());
+        }
+        return names(c, present);
+    }
+
     /** The names of a checkpoint read by the generation-neutral reader (its config's model, the heads its parameters hold). */
     public static NameMap names(Path file, FlaxCheckpoint structure) throws FormatException {
         try {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.NpyArray;
+import dev.needlewb.golden.CqAudit;
 import dev.needlewb.golden.Golden;
 import dev.needlewb.oracle.ExactCq;
 import dev.needlewb.oracle.GroupDecision;
@@ -52,13 +53,6 @@ class CqQuantizerOracleTest {
         }
     }
 
-    private static float[] group(float[] w, int cols, int row, int g, int group) {
-        float[] out = new float[group];
-        int from = g * group;
-        System.arraycopy(w, row * cols + from, out, 0, Math.min(group, cols - from));
-        return out;
-    }
-
     @ParameterizedTest(name = "{0}.b{1} from .{2}")
     @CsvSource({
         "m1, 2, w", "m1, 3, w", "m1, 4, w", "m1, t, w", "m1, 2, deq", "m1, 3, deq", "m1, 4, deq", "m1, t, deq",
@@ -79,7 +73,7 @@ class CqQuantizerOracleTest {
         Audit audit = new Audit();
         for (int r = 0; r < rows; r++) {
             for (int g = 0; g < ours.groupsPerRow(); g++) {
-                GroupDecision d = ExactCq.decide(group(w, cols, r, g, 128), quantizer.codebook());
+                GroupDecision d = ExactCq.decide(CqAudit.group(w, cols, r, g, 128), quantizer.codebook());
                 for (int j = 0; j < 128; j++) {
                     int col = g * 128 + j;
                     audit.code(d, j, ours.code(r, col), upstreamCodes[r * ours.inPad() + col], "(" + r + ", " + col + ")");
@@ -92,11 +86,7 @@ class CqQuantizerOracleTest {
         assertThat(audit.uncertified).isEmpty();
     }
 
-    /**
-     * A million codes per width: groups are screened in float64 (any code or norm within 1e-6 of a
-     * decision midpoint, far wider than float32 rounding reach of about 1e-7) and the oracle
-     * decides the screened groups; elsewhere every code is the float64 nearest entry.
-     */
+    /** A million codes per width held to the exact decision ({@link CqAudit#addExact}: screened in float64, boundary groups decided by the oracle). */
     @ParameterizedTest(name = "record bits {0}")
     @CsvSource({"2", "4"})
     void nearBoundaryCodesInAMillionAreCertified(int bits) throws WorkbenchException {
@@ -106,68 +96,13 @@ class CqQuantizerOracleTest {
         float[] w = new float[rows * cols];
         for (int i = 0; i < w.length; i++) w[i] = (float) (random.nextGaussian() * 0.02);
         CqQuantizer quantizer = CqQuantizer.of(bits, 128);
-        float[] cb = quantizer.codebook();
         CqCodes ours = quantizer.quantize("random", w, rows, cols);
-
-        Audit audit = new Audit();
-        int screened = 0;
-        double[] rot = new double[128];
-        for (int r = 0; r < rows; r++) {
-            for (int g = 0; g < ours.groupsPerRow(); g++) {
-                float[] values = group(w, cols, r, g, 128);
-                for (int j = 0; j < 128; j++) rot[j] = values[j];
-                Fwht.normalized(rot, 0, 128);
-                double sum = 0;
-                for (double v : rot) sum += v * v;
-                double norm = Math.sqrt(sum);
-                boolean near = nearFloat16Midpoint(norm);
-                for (int j = 0; j < 128 && !near; j++) near = nearMidpoint(rot[j] / norm, cb);
-                if (!near) {
-                    // No rounding can flip these decisions: ours must be the float64 answer.
-                    for (int j = 0; j < 128; j++) {
-                        assertThat(ours.code(r, g * 128 + j)).as("(%d, %d)", r, g * 128 + j)
-                                .isEqualTo(nearest(rot[j] / norm, cb));
-                    }
-                    assertThat(ours.norm(r, g)).isEqualTo(Float.floatToFloat16((float) norm));
-                    continue;
-                }
-                screened++;
-                GroupDecision d = ExactCq.decide(values, cb);
-                for (int j = 0; j < 128; j++) {
-                    audit.code(d, j, ours.code(r, g * 128 + j), d.codes()[j], "(" + r + ", " + (g * 128 + j) + ")");
-                }
-                audit.norm(d, ours.norm(r, g), d.float16Norm(), "(" + r + ", group " + g + ")");
-            }
-        }
+        CqAudit.Result r = new CqAudit().addExact("random", rows, cols, 128, CqAudit.codes(ours), w, quantizer.codebook()).result();
         System.out.printf("record bits %d: %d codes, %d groups near a boundary decided by the oracle, "
                 + "%d differences from the exact decision, all certified %s%n",
-                bits, rows * cols, screened, audit.certified.size(), audit.certified);
-        assertThat(audit.uncertified).isEmpty();
-    }
-
-    private static int nearest(double u, float[] cb) {
-        int code = 0;
-        while (code + 1 < cb.length && u > ((double) cb[code] + cb[code + 1]) / 2) code++;
-        return code;
-    }
-
-    private static boolean nearMidpoint(double u, float[] cb) {
-        for (int k = 0; k + 1 < cb.length; k++) {
-            if (Math.abs(u - ((double) cb[k] + cb[k + 1]) / 2) < 1e-6) return true;
-        }
-        return false;
-    }
-
-    /** Within 1e-6 (relative) of a float16 rounding midpoint, i.e. half-way to a neighbouring float16. */
-    private static boolean nearFloat16Midpoint(double norm) {
-        short half = Float.floatToFloat16((float) norm);
-        double value = Float.float16ToFloat(half);
-        for (int neighbour : new int[] {half - 1, half + 1}) {
-            if (neighbour < 0 || neighbour > 0x7BFF) continue;
-            double midpoint = (value + Float.float16ToFloat((short) neighbour)) / 2;
-            if (Math.abs(norm - midpoint) < 1e-6 * norm) return true;
-        }
-        return false;
+                bits, r.codes(), r.screened(), r.certified().size(), r.certified());
+        assertThat(r.codes()).isEqualTo((long) rows * cols);
+        assertThat(r.uncertified()).isEmpty();
     }
 
     @ParameterizedTest(name = "record bits {0}, group {1}")
@@ -184,7 +119,7 @@ class CqQuantizerOracleTest {
         Audit audit = new Audit();
         for (int r = 0; r < rows; r++) {
             for (int g = 0; g < ours.groupsPerRow(); g++) {
-                GroupDecision d = ExactCq.decide(group(w, cols, r, g, group), quantizer.codebook());
+                GroupDecision d = ExactCq.decide(CqAudit.group(w, cols, r, g, group), quantizer.codebook());
                 int[] exact = d.codes();
                 for (int j = 0; j < group; j++) {
                     audit.code(d, j, ours.code(r, g * group + j), exact[j], "(" + r + ", " + (g * group + j) + ")");

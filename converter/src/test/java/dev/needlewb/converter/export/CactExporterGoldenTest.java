@@ -3,9 +3,7 @@ package dev.needlewb.converter.export;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.needlewb.converter.v2.V2Header;
-import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.converter.convert.WeightSources;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
@@ -47,24 +45,14 @@ class CactExporterGoldenTest {
         int headerBytes = (int) V2Header.recordOffset(gf.numTensors());
         assertThat(Arrays.copyOf(ours, headerBytes)).as("header, codebook, directory").isEqualTo(Arrays.copyOf(golden, headerBytes));
 
-        FlaxCheckpoint ckpt = FlaxCheckpointReader.read(Golden.mini("mini.ckpt.pkl"));
-        ModelWeights source = WeightSources.fromCheckpoint(ckpt);
-        CqAudit audit = new CqAudit();
-        for (TensorRecord r : gf.tensors()) {
-            byte[] g = gf.blob(r.index()).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-            byte[] o = of.blob(r.index()).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-            if (r.dtype() != CactDType.CQ) {
-                assertThat(o).as(r.name()).isEqualTo(g);
-                continue;
-            }
-            if (Arrays.equals(o, g)) continue;
-            audit.add(r.name(), gf.cqBlob(r.index()), of.cqBlob(r.index()), source.tensors().get(r.name()).asFloats(),
-                    gf.codebookFor(r.bits(), r.group()));
-        }
-        List<String> certified = audit.result().certified();
-        List<String> uncertified = audit.result().uncertified();
-        System.out.printf("mini export vs upstream: %d CQ differences, all certified %s%n", certified.size(), certified);
-        assertThat(uncertified).isEmpty();
+        ModelWeights source = WeightSources.fromCheckpoint(FlaxCheckpointReader.read(Golden.mini("mini.ckpt.pkl")));
+        CqAudit.Result audit = CqAudit.ofExport(gf, of, source).result();
+        System.out.printf("mini export: %d CQ codes in %d groups held to the exact decision, %d groups near a boundary decided by"
+                + " the oracle; %d differences (from upstream or the exact decision), all certified %s%n",
+                audit.codes(), audit.groups(), audit.screened(), audit.certified().size(), audit.certified());
+        assertThat(audit.uncertified()).isEmpty();
+        assertThat(audit.codes()).isPositive();
+        List<String> certified = audit.certified();
         // Our rotation is float64 (SPEC 4); golden cq_fragile.json lists 0 fragile codes for a float64 rotation.
         assertThat(certified).isEmpty();
         assertThat(CactFile.sha256(MemorySegment.ofArray(ours))).isEqualTo(CactFile.sha256(MemorySegment.ofArray(golden)));

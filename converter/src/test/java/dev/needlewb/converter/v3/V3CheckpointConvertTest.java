@@ -3,10 +3,13 @@ package dev.needlewb.converter.v3;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.needlewb.converter.cact.CactDType;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactSummary;
 import dev.needlewb.converter.convert.ConvertRequest;
 import dev.needlewb.converter.convert.Converter;
+import dev.needlewb.converter.convert.ModelWeights;
+import dev.needlewb.converter.cq.CqBlob;
 import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.converter.flax.FlaxCheckpoint;
 import dev.needlewb.converter.flax.FlaxCheckpointReader;
@@ -14,6 +17,7 @@ import dev.needlewb.converter.flax.v3.V3Config;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.core.v3.V3Geometry;
+import dev.needlewb.golden.CqAudit;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,6 +63,45 @@ class V3CheckpointConvertTest {
             CactSummary s = CactSummary.of(f);
             assertThat(s.get(CactSummary.Category.CQ4).tensors()).isEqualTo(7);
             assertThat(s.get(CactSummary.Category.CQ2).tensors()).isEqualTo(26);
+        }
+    }
+
+    /**
+     * The pass the Needle 2 export gets (CactExporterGoldenTest): every non-CQ blob equal to
+     * upstream's, every CQ code and float16 norm equal to upstream's and to the exact decision,
+     * or certified by the oracle as a float32 boundary case; the mixed scheme's 2-bit codes held
+     * to the exact decision too (upstream's v3 exporter writes no 2-bit file to compare with).
+     */
+    @Test
+    void everyCqDecisionOfTheExportIsUpstreamsAndTheExactOne(@TempDir Path dir) throws Exception {
+        ModelWeights source = V3Checkpoints.weights(CKPT, FlaxCheckpointReader.readStructure(CKPT), false, NonFinitePolicy.REFUSE);
+        Path cq4 = dir.resolve("cq4.cact"), mixed = dir.resolve("mixed.cact");
+        Converter.run(request(cq4, null, Golden.v3mini("tok512.model")), (done, total) -> {});
+        Converter.run(request(mixed, "embedding=4,mhc=4,default=2", Golden.v3mini("tok512.model")), (done, total) -> {});
+        try (CactFile upstream = CactFile.open(Golden.v3mini("mini3.cact")); CactFile ours = CactFile.open(cq4); CactFile two = CactFile.open(mixed)) {
+            CqAudit.Result r = CqAudit.ofExport(upstream, ours, source).result();
+            System.out.printf("mini3 export: %d CQ4 codes in %d groups held to the exact decision, %d groups near a boundary decided by"
+                    + " the oracle; %d differences (from upstream or the exact decision), all certified %s%n",
+                    r.codes(), r.groups(), r.screened(), r.certified().size(), r.certified());
+            assertThat(r.uncertified()).isEmpty();
+            long padded = 0;
+            for (var t : ours.tensors()) {
+                if (t.dtype() == CactDType.CQ) padded += t.shape()[0] * CqBlob.paddedCols(t.shape()[1], t.group());
+            }
+            assertThat(r.codes()).isEqualTo(padded);
+
+            CqAudit mixedAudit = new CqAudit();
+            for (var t : two.tensors()) {
+                if (t.dtype() != CactDType.CQ || t.bits() != 2) continue;
+                CqBlob blob = two.cqBlob(t.index());
+                mixedAudit.addExact(t.name(), (int) blob.rows(), (int) blob.cols(), blob.group(), CqAudit.codes(blob),
+                        source.tensors().get(t.name()).asFloats(), two.codebookFor(2, blob.group()));
+            }
+            CqAudit.Result m = mixedAudit.result();
+            System.out.printf("mini3 mixed export: %d CQ2 codes, %d groups decided by the oracle, %d certified differences %s%n",
+                    m.codes(), m.screened(), m.certified().size(), m.certified());
+            assertThat(m.codes()).isPositive();
+            assertThat(m.uncertified()).isEmpty();
         }
     }
 

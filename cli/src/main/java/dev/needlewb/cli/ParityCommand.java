@@ -115,7 +115,7 @@ final class ParityCommand implements Callable<Integer> {
             EngineGenerations.require(cact);
             Geometry geometry = Geometry.of(cact.geometry());
             MemorySegment tokenizer = cact.tokenizerBlob();
-            int[] ids = input.resolve(tokenizer == null ? null : tokenizer.toArray(ValueLayout.JAVA_BYTE), null, geometry.vocab());
+            int[] ids = input.resolve(tokenizer == null ? null : tokenizer.toArray(ValueLayout.JAVA_BYTE), null, geometry.vocab(), cact.generation().generation());
             Window effective = checkLength(ids.length, geometry);
 
             ReferenceSide side = referenceSide(cact);

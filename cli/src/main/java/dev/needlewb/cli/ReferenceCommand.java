@@ -92,7 +92,7 @@ final class ReferenceCommand implements Callable<Integer> {
         }
         long t0 = System.nanoTime();
         ModelSource source = ModelSource.load(model, like, nonFinite.policy());
-        int[] ids = input.resolve(source.tokenizer(), tokenizer, source.geometry().vocab());
+        int[] ids = input.resolve(source.tokenizer(), tokenizer, source.geometry().vocab(), source.geometry().generation());
         ReferenceForward ref = source.reference();
         ForwardOptions options = ForwardOptions.DEFAULT.withQuant(quant).withInt8Kv(int8Kv);
         if (kvBits < 8) options = options.withKvBits(kvBits);

@@ -2,6 +2,7 @@ package dev.needlewb.cli;
 
 import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.generation.Generation;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.core.tokenizer.SentencePieceModel;
@@ -27,15 +28,15 @@ final class TokenArguments {
     @Option(names = "--prompt", paramLabel = "TEXT", description = "Text, encoded as BOS + tokens with the model's tokenizer.")
     String prompt;
 
-    /** The ids, validated against the vocabulary. */
-    int[] resolve(byte[] tokenizerBlob, Path tokenizerFile, int vocab) throws WorkbenchException {
+    /** The ids, validated against the vocabulary; a SentencePiece model is read as {@code generation}'s exporter reads it. */
+    int[] resolve(byte[] tokenizerBlob, Path tokenizerFile, int vocab, Generation generation) throws WorkbenchException {
         int[] ids;
         if (tokens != null) {
             ids = tokens;
         } else if (tokensFile != null) {
             ids = readIds(tokensFile);
         } else {
-            Tokenizer tokenizer = new Tokenizer(vocab(tokenizerBlob, tokenizerFile));
+            Tokenizer tokenizer = new Tokenizer(vocab(tokenizerBlob, tokenizerFile, generation));
             int[] body = tokenizer.encode(prompt);
             ids = new int[body.length + 1];
             ids[0] = tokenizer.bosId();
@@ -50,14 +51,14 @@ final class TokenArguments {
         return ids;
     }
 
-    private static TokenizerVocab vocab(byte[] blob, Path file) throws WorkbenchException {
+    private static TokenizerVocab vocab(byte[] blob, Path file, Generation generation) throws WorkbenchException {
         if (file != null) {
             if (file.toString().endsWith(".cact")) {
                 try (CactFile cact = CactFile.open(file, NonFinitePolicy.ALLOW)) { // its tokenizer only
                     return ModelTokenizer.of(cact).vocab();
                 }
             }
-            return SentencePieceModel.read(file).toVocab();
+            return SentencePieceModel.read(file).toVocab(generation);
         }
         if (blob == null) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--prompt needs a tokenizer: this model has none, give --tokenizer FILE.cact|tok.model");
         return TokenizerVocab.parse(blob, Path.of("tokenizer"), 0, 0);

@@ -1,6 +1,6 @@
 package dev.needlewb.bench.reference;
 
-import com.sun.management.OperatingSystemMXBean;
+import dev.needlewb.bench.PhaseClock;
 import dev.needlewb.converter.flax.v3.V3Config;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.converter.v3.V3ProbeHead;
@@ -8,7 +8,6 @@ import dev.needlewb.reference.v3.SyntheticV3Params;
 import dev.needlewb.reference.v3.V3Decoder;
 import dev.needlewb.reference.v3.V3Model;
 import dev.needlewb.reference.v3.V3Options;
-import java.lang.management.ManagementFactory;
 import java.util.EnumSet;
 import java.util.Map;
 
@@ -16,24 +15,19 @@ import java.util.Map;
  * A timed harness for the cold Needle 3 reference run on the released geometry, in this fresh
  * JVM: the model built from a synthetic parameter tree and its first 256-token forward (the
  * "cold" figure), then a warm forward and cached decode steps. Prints wall and process CPU time
- * of each phase and the machine's load, because on a shared machine wall time measures the
- * neighbours as much as the code. Run:
+ * of each phase and the machine's load ({@link PhaseClock}). Run:
  * {@code java --add-modules=jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xmx8g
  * -cp benchmarks/target/benchmarks.jar dev.needlewb.bench.reference.V3ColdRun}.
  */
 public final class V3ColdRun {
-    private static final OperatingSystemMXBean OS = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     private static final int PROMPT = 256;
     private static final int STEPS = 32;
-
-    private long wall = System.nanoTime();
-    private long cpu = OS.getProcessCpuTime();
 
     private V3ColdRun() {}
 
     public static void main(String[] args) throws Exception {
-        System.out.printf("cpus %d, load average %.1f at start%n", Runtime.getRuntime().availableProcessors(), OS.getSystemLoadAverage());
-        V3ColdRun t = new V3ColdRun();
+        PhaseClock.printLoad("at start");
+        PhaseClock t = new PhaseClock();
         V3Config config = V3Config.released();
         Map<String, NpyArray> params = SyntheticV3Params.flax(config, EnumSet.of(V3ProbeHead.CONFIDENCE), 7);
         int[] prompt = ReferenceBench.tokens(PROMPT, config.vocabSize(), 11);
@@ -54,17 +48,6 @@ public final class V3ColdRun {
         for (int i = STEPS; i < 2 * STEPS; i++) decoder.step(next[i]);
         double[] steps = t.phase(STEPS + " next decode steps");
         System.out.printf("decode step: wall %.1f ms, cpu %.1f ms%n", 1000 * steps[0] / STEPS, 1000 * steps[1] / STEPS);
-        System.out.printf("load average %.1f at the end%n", OS.getSystemLoadAverage());
-    }
-
-    /** Prints and returns the wall and CPU seconds since the previous phase. */
-    private double[] phase(String name) {
-        long w = System.nanoTime();
-        long c = OS.getProcessCpuTime();
-        double[] s = {(w - wall) / 1e9, (c - cpu) / 1e9};
-        System.out.printf("%-60s wall %6.2f s, cpu %6.2f s%n", name, s[0], s[1]);
-        wall = w;
-        cpu = c;
-        return s;
+        PhaseClock.printLoad("at the end");
     }
 }

@@ -45,7 +45,7 @@ public class TokenizerBench {
 
     @Setup
     public void setup() throws WorkbenchException {
-        tokenizer = new Tokenizer(SentencePieceModel.read(Path.of(model)).toVocab());
+        tokenizer = new Tokenizer(SentencePieceModel.read(Path.of(model)).toVocab(dev.needlewb.core.generation.Generation.NEEDLE2));
         // one long run of prose without markers stresses the merge heap
         StringBuilder sb = new StringBuilder();
         while (sb.length() < chars) sb.append(chars > 1000 ? PROMPT.replaceAll("<[^>]*>", " ") : PROMPT);

@@ -186,7 +186,9 @@ public final class Converter {
                 throw new WorkbenchException(ErrorKind.WRONG_GENERATION, request.config() + ": --config is a " + CheckpointGenerations.generation(meta)
                         + " checkpoint, the input " + request.input() + " a " + generation + " model");
             }
-            if (to == Format.CACT && base == null && weights.tokenizer() == null) weights = weights.withTokenizer(tokenizer(request.tokenizer()));
+            if (to == Format.CACT && base == null && weights.tokenizer() == null) {
+                weights = weights.withTokenizer(tokenizer(request.tokenizer(), weights.names().geometry().generation()));
+            }
             if (to == Format.CACT && base == null) bits(); // a bad --bits-map is an input error: refused before anything is written
         }
 
@@ -214,14 +216,15 @@ public final class Converter {
             weights = WeightSources.fromCact(base, false);
         }
 
-        private byte[] tokenizer(Path file) throws WorkbenchException {
+        /** The blob of a {@code .cact}'s tokenizer, copied; or the one {@code generation}'s exporter writes for a SentencePiece model. */
+        private byte[] tokenizer(Path file, Generation generation) throws WorkbenchException {
             if (file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".cact")) {
                 // only its tokenizer is read: its weights may hold anything
                 MemorySegment blob = openCact(file, NonFinitePolicy.ALLOW).tokenizerBlob();
                 if (blob == null) throw new WorkbenchException(ErrorKind.MISSING_KEY, file + ": --tokenizer: this .cact has no tokenizer (exported without one)");
                 return blob.toArray(ValueLayout.JAVA_BYTE);
             }
-            return SentencePieceModel.read(file).toVocab().toBytes();
+            return SentencePieceModel.read(file).toVocab(generation).toBytes();
         }
 
         /** The bits map of a fresh .cact: --bits-map, else a Needle 2 checkpoint config's weight_bits, else 4 (upstream's export.main). */

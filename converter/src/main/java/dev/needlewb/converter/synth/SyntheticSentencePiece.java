@@ -26,8 +26,13 @@ public final class SyntheticSentencePiece {
 
     /** The model file's bytes for a {@code vocab}-piece vocabulary. */
     public static byte[] of(int vocab) {
+        return of(vocab, SpecialTokens.CHAT_MARKERS, true);
+    }
+
+    /** The same with {@code markers} as its user-defined pieces and the normalizer's add_dummy_prefix. */
+    public static byte[] of(int vocab, List<String> markers, boolean addDummyPrefix) {
         Proto model = new Proto();
-        List<SyntheticVocab.Piece> pieces = SyntheticVocab.pieces(vocab);
+        List<SyntheticVocab.Piece> pieces = SyntheticVocab.pieces(vocab, markers);
         for (int id = 0; id < pieces.size(); id++) {
             SyntheticVocab.Piece p = pieces.get(id);
             Proto piece = new Proto();
@@ -46,7 +51,7 @@ public final class SyntheticSentencePiece {
         model.bytes(MODEL_TRAINER_SPEC, trainer.toByteArray());
         Proto normalizer = new Proto();
         normalizer.bytes(NORMALIZER_NAME, "identity".getBytes(StandardCharsets.UTF_8));
-        normalizer.varint(NORMALIZER_ADD_DUMMY_PREFIX, 1);
+        normalizer.varint(NORMALIZER_ADD_DUMMY_PREFIX, addDummyPrefix ? 1 : 0);
         model.bytes(MODEL_NORMALIZER_SPEC, normalizer.toByteArray());
         return model.toByteArray();
     }

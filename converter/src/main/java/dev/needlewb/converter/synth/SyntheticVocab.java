@@ -20,15 +20,20 @@ public final class SyntheticVocab {
 
     private SyntheticVocab() {}
 
-    /** The {@code vocab} pieces, ids 0 .. vocab - 1. */
+    /** The {@code vocab} pieces, ids 0 .. vocab - 1, with Needle 2's ten markers. */
     public static List<Piece> pieces(int vocab) {
+        return pieces(vocab, SpecialTokens.CHAT_MARKERS);
+    }
+
+    /** The {@code vocab} pieces with {@code markers} (user-defined, ids from 4 on, as upstream trains them). */
+    public static List<Piece> pieces(int vocab, List<String> markers) {
         List<Piece> pieces = new ArrayList<>(vocab);
         String[] specials = {"<pad>", "</s>", "<s>", "<unk>"};
         for (int i = 0; i < Math.min(vocab, specials.length); i++) {
             pieces.add(new Piece(specials[i], i == SpecialTokens.UNK_ID ? PieceType.UNKNOWN : PieceType.CONTROL));
         }
-        for (int i = 0; i < SpecialTokens.CHAT_MARKERS.size() && pieces.size() < vocab; i++) {
-            pieces.add(new Piece(SpecialTokens.CHAT_MARKERS.get(i), PieceType.USER_DEFINED));
+        for (int i = 0; i < markers.size() && pieces.size() < vocab; i++) {
+            pieces.add(new Piece(markers.get(i), PieceType.USER_DEFINED));
         }
         for (int b = 0; b < 256 && pieces.size() < vocab; b++) pieces.add(new Piece(String.format("<0x%02X>", b), PieceType.BYTE));
         for (int n = 0; pieces.size() < vocab; n++) pieces.add(new Piece(shortName(n), PieceType.NORMAL));

@@ -29,7 +29,7 @@ class CactExporterGoldenTest {
 
     static byte[] exportMini() throws Exception {
         FlaxCheckpoint ckpt = FlaxCheckpointReader.read(Golden.mini("mini.ckpt.pkl"));
-        byte[] tokenizer = SentencePieceModel.read(Golden.mini("tok512.model")).toVocab().toBytes();
+        byte[] tokenizer = SentencePieceModel.read(Golden.mini("tok512.model")).toVocab(dev.needlewb.core.generation.Generation.NEEDLE2).toBytes();
         ModelWeights w = WeightSources.fromCheckpoint(ckpt).withTokenizer(tokenizer);
         BitsMap bits = BitsMap.parse((String) ckpt.config().get("weight_bits"));
         return dev.needlewb.converter.cact.CactWriter.toBytes(CactExporter.export(w, bits, n -> {}).model());

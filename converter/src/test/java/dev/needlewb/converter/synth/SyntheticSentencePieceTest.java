@@ -17,7 +17,7 @@ class SyntheticSentencePieceTest {
         SentencePieceModel model = SentencePieceModel.parse(SyntheticSentencePiece.of(vocab), Path.of("synthetic.model"));
         assertThat(model.modelType()).isEqualTo(SentencePieceModel.BPE);
         assertThat(model.byteFallback()).isTrue();
-        TokenizerVocab v = model.toVocab();
+        TokenizerVocab v = model.toVocab(dev.needlewb.core.generation.Generation.NEEDLE2);
         assertThat(v.size()).isEqualTo(vocab);
         byte[] blob = v.toBytes();
         // The blob convert writes from this model is the synthetic blob of the same size, byte for byte.

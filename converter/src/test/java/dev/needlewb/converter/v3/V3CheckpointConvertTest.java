@@ -17,11 +17,16 @@ import dev.needlewb.converter.flax.v3.V3Config;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.core.v3.V3Geometry;
+import dev.needlewb.converter.synth.SyntheticSentencePiece;
+import dev.needlewb.core.tokenizer.PieceType;
+import dev.needlewb.core.tokenizer.SpecialTokens;
+import dev.needlewb.core.tokenizer.TokenizerVocab;
 import dev.needlewb.golden.CqAudit;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.SequencedMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -102,6 +107,32 @@ class V3CheckpointConvertTest {
                     m.codes(), m.screened(), m.certified().size(), m.certified());
             assertThat(m.codes()).isPositive();
             assertThat(m.uncertified()).isEmpty();
+        }
+    }
+
+    /**
+     * The writer follows each generation's _tokenizer_blob for one SentencePiece model holding
+     * Needle 3's sixteen markers (ids 4..19) and add_dummy_prefix on but no U+2581 piece (so
+     * Encode("a") starts with a byte piece): Needle 3 marks the sixteen and writes add_dummy_prefix
+     * 0, Needle 2 marks its ten and writes 1.
+     */
+    @Test
+    void theTokenizerBlobIsWhatEachGenerationsExporterWrites(@TempDir Path dir) throws Exception {
+        Path model = dir.resolve("tok16.model");
+        Files.write(model, SyntheticSentencePiece.of(512, SpecialTokens.NEEDLE3_CHAT_MARKERS, true));
+        Path v3 = dir.resolve("v3.cact"), v2 = dir.resolve("v2.cact");
+        Converter.run(request(v3, null, model), (done, total) -> {});
+        Converter.run(new ConvertRequest(Golden.mini("mini.ckpt.pkl"), v2, null, null, null, model, null, null, false, null, NonFinitePolicy.REFUSE),
+                (done, total) -> {});
+        for (Path file : List.of(v3, v2)) {
+            try (CactFile f = CactFile.open(file)) {
+                TokenizerVocab vocab = TokenizerVocab.parse(f.tokenizerBlob(), file, 0, 0);
+                int markers = file == v3 ? 16 : 10;
+                for (int id = 4; id < 20; id++) {
+                    assertThat(vocab.type(id)).as("%s piece %d", file.getFileName(), id).isEqualTo(id < 4 + markers ? PieceType.USER_DEFINED : PieceType.NORMAL);
+                }
+                assertThat(vocab.addDummyPrefix()).as(file.getFileName().toString()).isEqualTo(file == v2);
+            }
         }
     }
 

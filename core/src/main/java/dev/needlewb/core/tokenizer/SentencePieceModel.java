@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import dev.needlewb.core.generation.Generation;
 
 /**
  * The parts of a SentencePiece {@code .model} (a serialized {@code sentencepiece.ModelProto})
@@ -139,14 +140,16 @@ public final class SentencePieceModel {
     }
 
     /**
-     * The vocabulary upstream {@code export._tokenizer_blob} writes for this model: types
-     * CONTROL, UNKNOWN, BYTE from the proto, USER_DEFINED for exactly the ten chat markers,
-     * NORMAL for everything else (user-defined non-markers and unused pieces included); ids
-     * pad 0, eos 1, bos 2, unk 3 and both flags on, as upstream hard-codes them. A model whose
-     * own special ids differ, which repeats a piece, or whose pieces cannot be stored is refused
-     * rather than exported into a blob that would silently disagree with it.
+     * The vocabulary {@code generation}'s {@code export._tokenizer_blob} writes for this model:
+     * types CONTROL, UNKNOWN, BYTE from the proto, USER_DEFINED for exactly that generation's
+     * chat markers, NORMAL for everything else (user-defined non-markers and unused pieces
+     * included); ids pad 0, eos 1, bos 2, unk 3 and byte_fallback on, as upstream hard-codes
+     * them; add_dummy_prefix as {@link TokenizerRules} says. A model whose own special ids
+     * differ, which repeats a piece, or whose pieces cannot be stored is refused rather than
+     * exported into a blob that would silently disagree with it.
      */
-    public TokenizerVocab toVocab() throws FormatException {
+    public TokenizerVocab toVocab(Generation generation) throws FormatException {
+        TokenizerRules rules = TokenizerRules.of(generation);
         int[][] ids = {{padId, SpecialTokens.PAD_ID}, {eosId, SpecialTokens.EOS_ID},
                 {bosId, SpecialTokens.BOS_ID}, {unkId, SpecialTokens.UNK_ID}};
         String[] names = {"pad_id", "eos_id", "bos_id", "unk_id"};
@@ -163,7 +166,7 @@ public final class SentencePieceModel {
         if (unk.type() != Type.UNKNOWN) {
             throw new FormatException(ErrorKind.BAD_TOKENIZER, file, unk.offset(), "ModelProto: piece 3 ('" + unk.text() + "') must be UNKNOWN, is " + unk.type());
         }
-        Set<String> markers = new HashSet<>(SpecialTokens.CHAT_MARKERS);
+        Set<String> markers = new HashSet<>(rules.markers());
         Map<String, Integer> seen = new HashMap<>();
         List<String> texts = new ArrayList<>(pieces.size());
         List<PieceType> types = new ArrayList<>(pieces.size());
@@ -186,8 +189,21 @@ public final class SentencePieceModel {
             types.add(type);
             scores[i] = p.score();
         }
+        TokenizerVocab asModel = new TokenizerVocab(texts, scores, types, SpecialTokens.PAD_ID, SpecialTokens.EOS_ID,
+                SpecialTokens.BOS_ID, SpecialTokens.UNK_ID, addDummyPrefix, true);
+        boolean dummy = !rules.detectsDummyPrefix() || encodesADummyPrefix(asModel);
         return new TokenizerVocab(texts, scores, types, SpecialTokens.PAD_ID, SpecialTokens.EOS_ID,
-                SpecialTokens.BOS_ID, SpecialTokens.UNK_ID, true, true);
+                SpecialTokens.BOS_ID, SpecialTokens.UNK_ID, dummy, true);
+    }
+
+    /**
+     * Needle 3's detection: whether the first piece of {@code Encode("a")} starts with U+2581, the
+     * model encoding with its own normalizer flag (a model without a U+2581 piece falls back to
+     * bytes or unk, and answers no).
+     */
+    private static boolean encodesADummyPrefix(TokenizerVocab asModel) {
+        int[] ids = new Tokenizer(asModel).encode("a");
+        return ids.length > 0 && asModel.piece(ids[0]).startsWith(String.valueOf(Tokenizer.META_SPACE));
     }
 
     public List<Piece> pieces() { return List.copyOf(pieces); }

@@ -29,7 +29,7 @@ class SentencePieceModelTest {
         assertThat(model.unkId()).isZero();
         assertThat(model.modelType()).isEqualTo(SentencePieceModel.UNIGRAM);
         assertThat(model.addDummyPrefix()).isTrue();
-        assertThat(malformed(ErrorKind.BAD_TOKENIZER, model::toVocab).file()).isEqualTo(FILE);
+        assertThat(malformed(ErrorKind.BAD_TOKENIZER, () -> model.toVocab(dev.needlewb.core.generation.Generation.NEEDLE2)).file()).isEqualTo(FILE);
     }
 
     @Test
@@ -37,7 +37,7 @@ class SentencePieceModelTest {
         byte[] proto = concat(piece("<pad>", 0f, 3), piece("</s>", 0f, 3), piece("<s>", 0f, 3), piece("<unk>", 0f, 2),
                 piece("<think>", 0f, 4), piece("<mine>", 0f, 4), piece("unused", -1f, 5), piece("<0x0A>", 0f, 6),
                 field(2, 2, concat(field(40, 0, varint(3)), field(41, 0, varint(2)), field(42, 0, varint(1)), field(43, 0, varint(0)))));
-        TokenizerVocab vocab = SentencePieceModel.parse(proto, FILE).toVocab();
+        TokenizerVocab vocab = SentencePieceModel.parse(proto, FILE).toVocab(dev.needlewb.core.generation.Generation.NEEDLE2);
 
         assertThat(vocab.type(4)).isEqualTo(PieceType.USER_DEFINED);
         assertThat(vocab.type(5)).isEqualTo(PieceType.NORMAL);

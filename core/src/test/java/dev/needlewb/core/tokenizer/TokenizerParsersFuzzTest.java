@@ -52,7 +52,7 @@ class TokenizerParsersFuzzTest {
         for (int i = 0; i < MUTATIONS; i++) {
             byte[] input = mutate(seed, random);
             try {
-                SentencePieceModel.parse(input, FILE).toVocab().toBytes();
+                SentencePieceModel.parse(input, FILE).toVocab(dev.needlewb.core.generation.Generation.NEEDLE2).toBytes();
                 accepted++;
             } catch (FormatException expected) {
                 // the parser's one allowed way to refuse input

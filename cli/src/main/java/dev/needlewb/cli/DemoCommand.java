@@ -22,12 +22,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The README's main job: end-to-end work on a built-in default, no input needed. Each step prints
+ * The README's main job: end-to-end work on built-in defaults, no input needed: Needle 2 through
+ * every command, then Needle 3 through what takes it today ({@link Needle3Demo}). Each step prints
  * one line and the run ends with the paths of its reports. Exit 1 (and a loud line) when parity
  * finds an engine outside its profile, 0 otherwise.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "Run the workbench end to end on a synthetic model of the released Needle 2 geometry.")
+        description = "Run the workbench end to end on a synthetic model of the released Needle 2 geometry, then convert a"
+                + " synthetic Needle 3 model and run its float64 reference.")
 final class DemoCommand implements Callable<Integer> {
     /** A tensor of the released geometry's middle layer for the quantizer study. */
     /** One tensor of each row layout: CQ2 with 4 groups per row, CQ4 with 16, CQ2 with 1. */
@@ -131,6 +133,8 @@ final class DemoCommand implements Callable<Integer> {
         step(say, "toolcalls", "2 built-in tool-call cases through exact and int8, constrained: agreement per call, name, argument", t0);
         written.addAll(List.of(toolDir.resolve("toolcalls.json"), toolDir.resolve("toolcalls.md"), toolDir.resolve("toolcalls.html")));
 
+        written.addAll(Needle3Demo.run(out, seed, this, say));
+
         Report report = new Report("demo", List.of(InputFile.of("model", model)), CommandLines.of(spec));
         var stepsNode = report.body().putArray("steps");
         steps.forEach(stepsNode::add);
@@ -147,7 +151,7 @@ final class DemoCommand implements Callable<Integer> {
     }
 
 
-    private static void subcommand(String... args) throws WorkbenchException {
+    static void subcommand(String... args) throws WorkbenchException {
         Subcommands.run("demo", 0, args);
     }
 
@@ -155,7 +159,7 @@ final class DemoCommand implements Callable<Integer> {
         return Subcommands.run("demo", alsoAccepted, args);
     }
 
-    private void step(PrintWriter say, String name, String what, long startNanos) {
+    void step(PrintWriter say, String name, String what, long startNanos) {
         double seconds = (System.nanoTime() - startNanos) / 1e9;
         String line = String.format(Locale.ROOT, "%-10s %s (%.3f s)", name, what, seconds);
         steps.add(line);

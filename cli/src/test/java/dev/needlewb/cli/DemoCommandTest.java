@@ -33,5 +33,18 @@ class DemoCommandTest {
         // random weights, but the constrained answers are closed, valid call lists on every engine
         JsonNode toolcalls = new ObjectMapper().readTree(dir.resolve("toolcalls/toolcalls.json").toFile()).get("toolcalls");
         for (JsonNode e : toolcalls.get("engines")) assertThat(e.get("closed_call_lists").asInt()).isEqualTo(2);
+        // Needle 3: exported with the shipped scheme, round-tripped byte for byte, the reference in both modes
+        assertThat(run.out()).contains("v3 export", "bits embedding=4,mhc=4,default=2", "tag 0x05E12A84")
+                .contains(".cact -> .safetensors -> .cact with --base: byte-identical");
+        try (var f = dev.needlewb.converter.cact.CactFile.open(dir.resolve("needle3-synthetic.cact"))) {
+            assertThat(f.generation().generation()).isEqualTo(dev.needlewb.core.generation.Generation.NEEDLE3);
+            assertThat(f.tensor("embedding").bits()).isEqualTo(4);
+            assertThat(f.tensor("layer01.q_proj").bits()).isEqualTo(2);
+        }
+        for (String q : new String[] {"q0", "q1"}) {
+            var logits = dev.needlewb.golden.Golden.npz(dir.resolve("needle3-synthetic.reference." + q + ".npz")).get("logits");
+            assertThat(logits.shape()[1]).as(q).isEqualTo(512);
+            for (double v : logits.asDoubles()) assertThat(Double.isFinite(v)).isTrue();
+        }
     }
 }

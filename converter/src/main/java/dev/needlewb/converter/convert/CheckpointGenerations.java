@@ -74,6 +74,14 @@ final class CheckpointGenerations {
         };
     }
 
+    /** Refuses weights a checkpoint of {@code meta}'s generation cannot hold (Needle 3: permutations other than upstream's draws). */
+    static void checkCheckpointOutput(ModelWeights weights, FlaxCheckpoint meta) throws WorkbenchException {
+        switch (generation(meta)) {
+            case NEEDLE2 -> { }
+            case NEEDLE3 -> V3Checkpoints.refuseUndrawnPermutations(weights, V3Config.fromSaved(meta.config()));
+        }
+    }
+
     /** The generation of a checkpoint read by this registry. */
     static Generation generation(FlaxCheckpoint ckpt) {
         return Generation.ofCheckpointConfig(ckpt.config().keySet());

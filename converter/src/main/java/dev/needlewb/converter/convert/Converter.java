@@ -186,6 +186,7 @@ public final class Converter {
                 throw new WorkbenchException(ErrorKind.WRONG_GENERATION, request.config() + ": --config is a " + CheckpointGenerations.generation(meta)
                         + " checkpoint, the input " + request.input() + " a " + generation + " model");
             }
+            if (to == Format.FLAX) CheckpointGenerations.checkCheckpointOutput(weights, meta);
             if (to == Format.CACT && base == null && weights.tokenizer() == null) {
                 weights = weights.withTokenizer(tokenizer(request.tokenizer(), weights.names().geometry().generation()));
             }

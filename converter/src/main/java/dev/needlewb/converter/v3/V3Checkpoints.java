@@ -156,6 +156,22 @@ public final class V3Checkpoints {
         return new ModelWeights(names, out, null);
     }
 
+    /**
+     * Refuses permutations a checkpoint cannot hold: upstream's model draws {@code hada_p1/p2}
+     * from their seeds ({@code _hada_perms}), so a checkpoint has no leaf for them and any other
+     * permutation would be lost on the way.
+     */
+    public static void refuseUndrawnPermutations(ModelWeights w, V3Config c) throws WorkbenchException {
+        for (String name : List.of("hada_p1", "hada_p2")) {
+            NpyArray p = w.tensors().get(name);
+            int seed = name.equals("hada_p1") ? HadaPermutations.SEED_1 : HadaPermutations.SEED_2;
+            if (p != null && !HadaPermutations.isUpstreams(p.asFloats(), seed, c.splitPermutations())) {
+                throw new WorkbenchException(ErrorKind.UNSUPPORTED, name + " is not upstream's draw from RandomState(" + seed + "): a checkpoint"
+                        + " has no leaf for it (the model draws it), so writing one would lose it; keep this model as .cact or a state dict");
+            }
+        }
+    }
+
     private static float[] defaultCalibration() {
         float[] f = new float[V3ProbeHead.DEFAULT_CALIBRATION.length];
         for (int i = 0; i < f.length; i++) f[i] = (float) V3ProbeHead.DEFAULT_CALIBRATION[i];

@@ -114,6 +114,25 @@ class V3CheckpointOutputTest {
     }
 
     @Test
+    void anEditedPermutationCannotGoIntoACheckpoint(@TempDir Path dir) throws Exception {
+        Path dict = dir.resolve("mini3.safetensors");
+        convert(CACT, dict, null, null);
+        Map<String, NpyArray> tensors = new java.util.LinkedHashMap<>(dev.needlewb.converter.safetensors.Safetensors.read(dict).tensors());
+        float[] p1 = tensors.get("hada.p1").asFloats();
+        float first = p1[0];
+        p1[0] = p1[1];
+        p1[1] = first; // still a permutation, but not RandomState(11)'s
+        tensors.put("hada.p1", NpyArray.ofFloats(new int[] {p1.length}, p1));
+        Path edited = dir.resolve("edited.safetensors");
+        try (var out = Files.newOutputStream(edited)) {
+            dev.needlewb.converter.safetensors.Safetensors.write(out, tensors, Map.of());
+        }
+        Path out = dir.resolve("edited.pkl");
+        assertThat(refused(ErrorKind.UNSUPPORTED, () -> convert(edited, out, CKPT, null))).hasMessageStartingWith("hada_p1 is not upstream's draw");
+        assertThat(out).doesNotExist();
+    }
+
+    @Test
     void aConfigOfTheOtherGenerationIsRefusedBeforeWriting(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("x.pkl");
         assertThat(refused(ErrorKind.WRONG_GENERATION, () -> convert(CACT, out, Golden.mini("mini.ckpt.pkl"), null)))

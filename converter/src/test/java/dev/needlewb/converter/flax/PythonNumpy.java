@@ -53,6 +53,37 @@ final class PythonNumpy {
         return interpreters = List.copyOf(byVersion.values());
     }
 
+    /**
+     * What Python's pickle reads from checkpoint {@code mine} against {@code gold}: the same top-level
+     * keys; format_version, config, step and run equal and of the same types (config entry by entry,
+     * so tuples stay tuples); every params leaf an ndarray equal in dtype, shape and values. Returns
+     * "OK " and the number of leaves; fails on the first difference.
+     */
+    static String sameCheckpoint(java.nio.file.Path mine, java.nio.file.Path gold) {
+        return run("""
+                mine = pickle.load(open(sys.argv[1], 'rb'))
+                gold = pickle.load(open(sys.argv[2], 'rb'))
+                assert sorted(mine) == sorted(gold), (sorted(mine), sorted(gold))
+                for k in ('format_version', 'config', 'step', 'run'):
+                    assert mine[k] == gold[k] and type(mine[k]) is type(gold[k]), (k, mine[k], gold[k])
+                for k, v in gold['config'].items():
+                    assert type(mine['config'][k]) is type(v), (k, type(mine['config'][k]), type(v))
+                n = 0
+                def walk(a, b):
+                    global n
+                    assert sorted(a) == sorted(b)
+                    for k in a:
+                        if isinstance(b[k], dict):
+                            walk(a[k], b[k])
+                        else:
+                            assert type(a[k]) is np.ndarray and a[k].dtype == b[k].dtype and a[k].shape == b[k].shape, k
+                            assert np.array_equal(a[k], b[k]), k
+                            n += 1
+                walk(mine['params'], gold['params'])
+                print('OK', n)
+                """, mine.toString(), gold.toString()).strip();
+    }
+
     /** Runs the script with the first interpreter found; see {@link #runWith}. */
     static String run(String script, String... args) {
         return runWith(interpreters().get(0), script, args);

@@ -145,7 +145,7 @@ final class ToolCallsCommand implements Callable<Integer> {
             }
             List<Answer> answers;
             try (SweepRunner sweep = scale.runner("needle-wb eval toolcalls")) {
-                answers = sweep.run(new SweepJob<>("eval toolcalls", "cases", tasks, files, say));
+                answers = sweep.run(new SweepJob<>("eval toolcalls", "cases", tasks, files, say, true));
             }
             List<ToolCallEval.EngineRun> runs = new ArrayList<>();
             for (int e = 0; e < names.size(); e++) {

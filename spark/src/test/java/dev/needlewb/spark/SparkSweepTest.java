@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code eval toolcalls} on the golden mini model run without Spark, on {@code local[2]}, and on a
  * standalone cluster of two one-core workers on 127.0.0.1 (once as is, once with a worker killed
  * while a task of its runs) writes the same report: the same JSON but for the run's timing fields,
- * its creation time and its command line.
+ * its creation time and its command line. So does {@code study idempotence} on {@code local[2]}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SparkSweepTest {
@@ -59,6 +59,15 @@ class SparkSweepTest {
         Run run = eval("local", "--master", "local[2]");
         assertSameReport(run);
         assertThat(run.err()).contains("(Spark tasks: ").contains("cases in ").contains("0 failed, 0 retried");
+    }
+
+    @Test
+    @Order(1)
+    void theIdempotenceStudyOnLocalTwoWritesThePlainRunsReport() throws Exception {
+        JsonNode alone = study("study-plain");
+        JsonNode spread = study("study-local", "--master", "local[2]");
+        assertThat(spread.get("idempotence").get("tensors").size()).isGreaterThan(2);
+        assertThat(comparable(spread)).isEqualTo(comparable(alone));
     }
 
     @Test
@@ -97,6 +106,17 @@ class SparkSweepTest {
         int exit = Main.run(args.toArray(String[]::new), new PrintWriter(stdout, true), new PrintWriter(stderr, true));
         JsonNode report = exit == 0 ? new ObjectMapper().readTree(out.resolve("toolcalls.json").toFile()) : null;
         return new Run(exit, stdout + "\n" + stderr, report);
+    }
+
+    /** {@code study idempotence} on the mini model, three rounds per tensor: a report per run. */
+    private static JsonNode study(String name, String... options) throws Exception {
+        Path out = dir.resolve(name);
+        List<String> args = new ArrayList<>(List.of("study", "idempotence", Golden.mini("mini.cact").toString(), "--rounds", "3", "--out", out.toString()));
+        args.addAll(List.of(options));
+        StringWriter stdout = new StringWriter(), stderr = new StringWriter();
+        int exit = Main.run(args.toArray(String[]::new), new PrintWriter(stdout, true), new PrintWriter(stderr, true));
+        assertThat(exit).as(stderr.toString()).isZero();
+        return new ObjectMapper().readTree(out.resolve("idempotence.json").toFile());
     }
 
     private static void assertSameReport(Run run) {

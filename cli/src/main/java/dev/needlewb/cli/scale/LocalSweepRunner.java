@@ -15,7 +15,7 @@ public final class LocalSweepRunner implements SweepRunner {
         @SuppressWarnings("unchecked")
         R[] results = (R[]) new Serializable[job.tasks().size()];
         long[] done = {0};
-        try (Progress progress = Progress.logging(job.label(), job.tasks().size(), job.unit(), job.say())) {
+        try (Progress progress = Progress.logging(job.label(), job.tasks().size(), job.unit(), job.sayHere() ? job.say() : null)) {
             for (List<Integer> partition : PartitionPlan.of(job.tasks(), 1)) {
                 List<SweepTask<R>> tasks = new ArrayList<>();
                 for (int i : partition) tasks.add(job.tasks().get(i));

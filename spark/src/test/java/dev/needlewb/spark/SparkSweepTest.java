@@ -26,12 +26,13 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code eval toolcalls} on the golden mini model run without Spark, on {@code local[2]}, and on a
  * standalone cluster of two one-core workers on 127.0.0.1 (once as is, once with a worker killed
  * while a task of its runs) writes the same report: the same JSON but for the run's timing fields,
- * its creation time and its command line. So does {@code study idempotence} on {@code local[2]}.
+ * its creation time and its command line. So do {@code study idempotence} and {@code sweep geometries} on
+ * {@code local[2]}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SparkSweepTest {
     /** What a run measures about itself rather than about the model: the only fields allowed to differ. */
-    private static final Set<String> TIMING = Set.of("wall_s", "decode_tokens_per_s");
+    private static final Set<String> TIMING = Set.of("wall_s", "decode_tokens_per_s", "seconds");
 
     @TempDir
     static Path dir;
@@ -71,6 +72,16 @@ class SparkSweepTest {
     }
 
     @Test
+    @Order(1)
+    void theGeometrySweepOnLocalTwoWritesThePlainRunsReport() throws Exception {
+        JsonNode alone = sweep();
+        JsonNode spread = sweep("--master", "local[2]");
+        assertThat(spread.get("sweep").get("geometries").size()).isEqualTo(2);
+        assertThat(spread.get("sweep").get("geometries").get(0).has("model")).isTrue();
+        assertThat(comparable(spread)).isEqualTo(comparable(alone));
+    }
+
+    @Test
     @Order(2)
     void aStandaloneClusterWritesThePlainRunsReport() throws Exception {
         Run run = eval("cluster", clusterOptions());
@@ -89,9 +100,13 @@ class SparkSweepTest {
         assertSameReport(run);
     }
 
-    /** The cluster, the model shipped with SparkFiles, three partitions per engine so that both executors get work. */
+    /**
+     * The cluster, the model shipped with SparkFiles, three partitions per engine, and no task before
+     * both executors are up: so that both get work.
+     */
     private static String[] clusterOptions() {
         return new String[] {"--master", cluster.url(), "--ship-models", "--partitions", "3",
+            "--conf", "spark.scheduler.minRegisteredResourcesRatio=1.0", "--conf", "spark.scheduler.maxRegisteredResourcesWaitingTime=300s",
             "--conf", "spark.driver.host=" + StandaloneCluster.LOOPBACK, "--conf", "spark.driver.bindAddress=" + StandaloneCluster.LOOPBACK,
             "--conf", "spark.executor.memory=768m", "--conf", "spark.executor.extraClassPath=" + StandaloneCluster.executorClassPath()};
     }
@@ -117,6 +132,18 @@ class SparkSweepTest {
         int exit = Main.run(args.toArray(String[]::new), new PrintWriter(stdout, true), new PrintWriter(stderr, true));
         assertThat(exit).as(stderr.toString()).isZero();
         return new ObjectMapper().readTree(out.resolve("idempotence.json").toFile());
+    }
+
+    /** {@code sweep geometries} of two draws at 256 bits, engine exact, into the same folder each time (the report names its files). */
+    private static JsonNode sweep(String... options) throws Exception {
+        Path out = dir.resolve("sweep");
+        List<String> args = new ArrayList<>(List.of("sweep", "geometries", "--count", "2", "--widths", "256", "--engine", "exact", "--tokens", "4",
+                "--out", out.toString()));
+        args.addAll(List.of(options));
+        StringWriter stdout = new StringWriter(), stderr = new StringWriter();
+        int exit = Main.run(args.toArray(String[]::new), new PrintWriter(stdout, true), new PrintWriter(stderr, true));
+        assertThat(exit).as(stdout + "\n" + stderr).isZero();
+        return new ObjectMapper().readTree(out.resolve("sweep.json").toFile());
     }
 
     private static void assertSameReport(Run run) {

@@ -48,10 +48,15 @@ public final class ScaleOptions {
         provider();
     }
 
-    /** This process without a master; else the Spark runner, which only needle-wb-spark.jar carries. */
+    /** This process without a master (one partition at a time); else the Spark runner, which only needle-wb-spark.jar carries. */
     public SweepRunner runner(String appName) throws WorkbenchException {
+        return runner(appName, 1);
+    }
+
+    /** As {@link #runner(String)}, running up to {@code localPartitions} partitions at once in this process. */
+    public SweepRunner runner(String appName, int localPartitions) throws WorkbenchException {
         SweepRunnerProvider provider = provider();
-        return provider == null ? new LocalSweepRunner() : provider.open(this, appName);
+        return provider == null ? new LocalSweepRunner(localPartitions) : provider.open(this, appName);
     }
 
     /** The provider of the runner the options ask for, null for this process. */

@@ -49,7 +49,7 @@ final class SparkSweepRunner implements SweepRunner {
         options.conf().forEach(conf::set);
         try {
             return new SparkSweepRunner(new JavaSparkContext(conf), options.shipModels(), options.partitions());
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // SparkException too (a master URL Spark cannot parse), which Scala throws undeclared
             throw new WorkbenchException(ErrorKind.BAD_OPTION, "--master " + options.master() + ": Spark did not start: " + firstLine(e));
         }
     }

@@ -64,6 +64,15 @@ class SparkSweepTest {
 
     @Test
     @Order(1)
+    void aMasterSparkCannotUseIsAOneLineErrorAndWritesNothing() throws Exception {
+        Run run = eval("bogus", "--master", "bogus://nowhere");
+        assertThat(run.exit()).isEqualTo(2);
+        assertThat(run.err()).contains("needle-wb: --master bogus://nowhere: Spark did not start: ");
+        assertThat(dir.resolve("bogus")).doesNotExist();
+    }
+
+    @Test
+    @Order(1)
     void theIdempotenceStudyOnLocalTwoWritesThePlainRunsReport() throws Exception {
         JsonNode alone = study("study-plain");
         JsonNode spread = study("study-local", "--master", "local[2]");

@@ -1,6 +1,8 @@
 package dev.needlewb.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import dev.needlewb.cli.scale.ScaleOptions;
+import dev.needlewb.cli.scale.SweepJob;
+import dev.needlewb.cli.scale.SweepRunner;
 import dev.needlewb.converter.synth.DrawnGeometry;
 import dev.needlewb.converter.synth.GeometryDraws;
 import dev.needlewb.core.ErrorKind;
@@ -18,7 +20,6 @@ import dev.needlewb.reports.sweep.WidthOutcome;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,8 +47,6 @@ import picocli.CommandLine.Option;
 final class GeometrySweepCommand implements Callable<Integer> {
     private static final List<Integer> WIDTHS = List.of(128, 256, 512);
     private static final int MAX_COUNT = 10_000;
-    /** The key of a width's child process itself among its commands' outcomes. */
-    private static final String CHILD = "";
 
     @Option(names = "--count", paramLabel = "N", defaultValue = "12",
             description = "Geometries to draw: the 8 corner geometries first, then random ones (default: ${DEFAULT-VALUE}).")
@@ -81,11 +80,14 @@ final class GeometrySweepCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR", defaultValue = "needle-wb-out/sweep", description = "Folder for the models and the report (default: ${DEFAULT-VALUE}).")
     Path out;
 
+    @picocli.CommandLine.Mixin
+    ScaleOptions scale;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
-    public Integer call() throws WorkbenchException, IOException, InterruptedException {
+    public Integer call() throws WorkbenchException, IOException {
         checkOptions();
         PrintWriter say = spec.commandLine().getOut();
         if (engines.contains(EngineMode.TORCH.label())) {
@@ -100,7 +102,7 @@ final class GeometrySweepCommand implements Callable<Integer> {
                 progress.update(i + 1);
             }
         }
-        Map<Integer, Map<String, CommandOutcome>> byWidth = runWidths(converted, say);
+        Map<Integer, Map<String, GeometryParityTask.Result>> byWidth = runWidths(converted, say);
         List<GeometryOutcome> outcomes = new ArrayList<>();
         for (Converted c : converted) outcomes.add(outcome(c, byWidth));
         GeometryOutcome first = outcomes.stream().filter(o -> !o.passed()).findFirst().orElse(null);
@@ -127,6 +129,10 @@ final class GeometrySweepCommand implements Callable<Integer> {
         if (jobs != null && jobs < 1) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--jobs must be at least 1, got " + jobs);
         if (profile != null) ToleranceProfile.resolve(profile);
         ReportFiles.checkWritable(out);
+        scale.check();
+        if (scale.shipModels()) {
+            throw new WorkbenchException(ErrorKind.BAD_OPTION, "--ship-models: the sweep's models are written as it runs; give --out a folder every executor shares");
+        }
     }
 
     /** A drawn geometry with its files and how its conversion ended. */
@@ -168,82 +174,51 @@ final class GeometrySweepCommand implements Callable<Integer> {
     }
 
     /**
-     * Runs every converted geometry's parity at each width, one child JVM per width, {@code jobs} at a
-     * time (the widest first: on a narrower machine it runs the Java fallback and takes longest).
-     * Returns per width the outcome of each geometry's command by name.
+     * Runs every converted geometry's parity at each width as one sweep: a task per geometry and
+     * width, the tasks of one width in a child JVM at that width ({@link GeometryParityTask}), the
+     * widest first (on a narrower machine it runs the Java fallback and takes longest); in this
+     * process {@code jobs} widths at a time. Returns the result of each geometry's command by width.
      */
-    private Map<Integer, Map<String, CommandOutcome>> runWidths(List<Converted> converted, PrintWriter say)
-            throws WorkbenchException, IOException, InterruptedException {
-        Path work = out.resolve("runs");
+    private Map<Integer, Map<String, GeometryParityTask.Result>> runWidths(List<Converted> converted, PrintWriter say)
+            throws WorkbenchException, IOException {
+        Path work = out.resolve("runs").toAbsolutePath();
         Files.createDirectories(work);
         List<Integer> order = widths.stream().sorted(java.util.Comparator.reverseOrder()).toList();
-        int parallel = jobs != null ? jobs : Math.min(order.size(), Runtime.getRuntime().availableProcessors());
-        Map<Integer, Process> running = new HashMap<>();
-        Map<Integer, Map<String, CommandOutcome>> results = new HashMap<>();
-        try {
-            for (int n = 0; n < order.size() || !running.isEmpty(); ) {
-                if (n < order.size() && running.size() < parallel) {
-                    int bits = order.get(n++);
-                    running.put(bits, startWidth(bits, converted, work, say));
-                    continue;
-                }
-                for (var it = running.entrySet().iterator(); it.hasNext(); ) {
-                    var e = it.next();
-                    if (e.getValue().isAlive()) continue;
-                    results.put(e.getKey(), readResults(e.getKey(), work, e.getValue().exitValue()));
-                    it.remove();
-                }
-                if (!running.isEmpty()) Thread.sleep(50);
+        List<GeometryParityTask> tasks = new ArrayList<>();
+        for (int bits : order) {
+            Path log = work.resolve("log-" + bits + ".txt");
+            Files.deleteIfExists(log);
+            int before = tasks.size();
+            for (Converted c : converted) {
+                if (c.convert().exit() != 0) continue;
+                tasks.add(new GeometryParityTask(c.drawn().name(), bits, parityArgs(c, bits), parityJson(c, bits).toString(), log.toString()));
             }
-        } finally {
-            // Interrupted or failed: no child outlives the sweep.
-            running.values().forEach(Process::destroyForcibly);
+            say.println("parity at " + bits + " bits: " + (tasks.size() - before) + " geometries in a child JVM (log " + log + ")");
         }
-        return results;
-    }
-
-    /** Writes the plan of one width (the parity command of every converted geometry) and starts its child JVM. */
-    private Process startWidth(int bits, List<Converted> converted, Path work, PrintWriter say) throws WorkbenchException, IOException {
-        List<SweepWorkerCommand.Step> steps = new ArrayList<>();
-        for (Converted c : converted) if (c.convert().exit() == 0) steps.add(new SweepWorkerCommand.Step(c.drawn().name(), parityArgs(c, bits)));
-        Path plan = work.resolve("plan-" + bits + ".json"), done = work.resolve("results-" + bits + ".jsonl");
-        Files.writeString(plan, SweepWorkerCommand.planJson(steps), StandardCharsets.UTF_8);
-        Files.deleteIfExists(done);
-        say.println("parity at " + bits + " bits: " + steps.size() + " geometries in a child JVM (log " + work.resolve("log-" + bits + ".txt") + ")");
         say.flush();
-        return ChildJvm.at(bits, work.resolve("log-" + bits + ".txt"), List.of("sweep", "run-plan", plan.toString(), "--results", done.toString()))
-                .start();
-    }
-
-    /** The outcomes a width's child reported; the commands it never reported died with it ({@link CommandOutcome#CRASHED}). */
-    private static Map<String, CommandOutcome> readResults(int bits, Path work, int childExit) throws IOException {
-        Map<String, CommandOutcome> outcomes = new HashMap<>();
-        Path done = work.resolve("results-" + bits + ".jsonl");
-        if (Files.exists(done)) {
-            for (String line : Files.readAllLines(done, StandardCharsets.UTF_8)) {
-                JsonNode n = Report.JSON.readTree(line);
-                outcomes.put(n.path("id").asText(), new CommandOutcome(n.path("exit").asInt(),
-                        n.hasNonNull("error") ? n.path("error").asText() : null, n.path("seconds").asDouble()));
-            }
+        int parallel = jobs != null ? jobs : Math.min(order.size(), Runtime.getRuntime().availableProcessors());
+        List<GeometryParityTask.Result> results;
+        try (SweepRunner sweep = scale.runner("needle-wb sweep geometries", parallel)) {
+            results = sweep.run(new SweepJob<>("sweep geometries", "parity runs", tasks, List.of(), say, false));
         }
-        outcomes.put(CHILD, new CommandOutcome(childExit, "child JVM exit " + childExit + " (log " + work.resolve("log-" + bits + ".txt") + ")", 0));
-        return outcomes;
+        Map<Integer, Map<String, GeometryParityTask.Result>> byWidth = new HashMap<>();
+        for (int i = 0; i < tasks.size(); i++) byWidth.computeIfAbsent(tasks.get(i).bits(), b -> new HashMap<>()).put(tasks.get(i).geometry(), results.get(i));
+        return byWidth;
     }
 
-    private GeometryOutcome outcome(Converted c, Map<Integer, Map<String, CommandOutcome>> byWidth) throws WorkbenchException, IOException {
+    private static Path parityJson(Converted c, int bits) {
+        return c.dir().toAbsolutePath().resolve("parity-" + bits).resolve("parity.json");
+    }
+
+    private GeometryOutcome outcome(Converted c, Map<Integer, Map<String, GeometryParityTask.Result>> byWidth) throws WorkbenchException, IOException {
         List<WidthOutcome> perWidth = new ArrayList<>();
         if (c.convert().exit() == 0) {
             for (int bits : widths) {
-                Map<String, CommandOutcome> results = byWidth.get(bits);
-                CommandOutcome parity = results.get(c.drawn().name());
-                if (parity == null) {
-                    CommandOutcome child = results.get(CHILD);
-                    parity = new CommandOutcome(CommandOutcome.CRASHED, child.error(), 0);
-                }
+                GeometryParityTask.Result result = byWidth.get(bits).get(c.drawn().name());
+                CommandOutcome parity = result.outcome();
                 List<EngineVerdict> verdicts = List.of();
                 if (parity.ran()) {
-                    verdicts = EngineVerdict.fromParity(Report.JSON.readTree(c.dir().resolve("parity-" + bits).resolve("parity.json").toFile()),
-                            profile == null ? null : ToleranceProfile.resolve(profile));
+                    verdicts = EngineVerdict.fromParity(Report.JSON.readTree(result.parityJson()), profile == null ? null : ToleranceProfile.resolve(profile));
                 }
                 perWidth.add(new WidthOutcome(bits, parity, verdicts));
             }

@@ -1,5 +1,9 @@
 package dev.needlewb.cli;
 
+import dev.needlewb.cli.scale.ModelFile;
+import dev.needlewb.cli.scale.ScaleOptions;
+import dev.needlewb.cli.scale.SweepJob;
+import dev.needlewb.cli.scale.SweepRunner;
 import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.reports.study.IdempotenceResult;
@@ -40,6 +44,9 @@ final class IdempotenceCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     NonFiniteOption nonFinite;
 
+    @picocli.CommandLine.Mixin
+    ScaleOptions scale;
+
     @Option(names = "--out", paramLabel = "DIR", defaultValue = "needle-wb-out/idempotence", description = "Report folder (default ${DEFAULT-VALUE}).")
     Path out;
 
@@ -51,22 +58,22 @@ final class IdempotenceCommand implements Callable<Integer> {
         if (rounds < 1 || rounds > IdempotenceStudy.MAX_ROUNDS) {
             throw new WorkbenchException(ErrorKind.BAD_OPTION, "--rounds " + rounds + ": must be 1 to " + IdempotenceStudy.MAX_ROUNDS);
         }
-        InputFile inputFile = InputFile.of("input", input);
-        List<IdempotenceResult> results = new ArrayList<>();
+        scale.check();
+        ModelFile file = ModelFile.of(input);
+        InputFile inputFile = new InputFile("input", Path.of(file.path()), file.bytes(), file.sha256());
         Boolean codebookMatches;
         String kind;
+        List<IdempotenceTask> tasks = new ArrayList<>();
+        IdempotenceTask.Setup setup = new IdempotenceTask.Setup(file, tensors, bits, group, nonFinite.policy(), rounds);
         try (StudyTargets targets = StudyTargets.open(input, tensors, bits, group, nonFinite.policy())) {
             kind = targets.kind();
             codebookMatches = targets.headerCodebookMatches();
             if (targets.targets().isEmpty()) throw new WorkbenchException(ErrorKind.MISSING_KEY, input + ": no CQ tensors to study");
-            long total = (long) targets.targets().size() * rounds;
-            try (Progress progress = Progress.start("idempotence", total)) {
-                for (StudyTargets.Target t : targets.targets()) {
-                    long before = (long) results.size() * rounds;
-                    results.add(t.open().run(rounds, done -> progress.update(before + done)));
-                    progress.update((long) results.size() * rounds);
-                }
-            }
+            for (StudyTargets.Target t : targets.targets()) tasks.add(new IdempotenceTask(setup, t.name()));
+        }
+        List<IdempotenceResult> results;
+        try (SweepRunner sweep = scale.runner("needle-wb study idempotence")) {
+            results = sweep.run(new SweepJob<>("idempotence", "tensors", tasks, List.of(setup.input()), spec.commandLine().getErr(), false));
         }
         IdempotenceReport study = new IdempotenceReport(kind, rounds, results, List.of(inputFile), codebookMatches);
         Report report = study.toReport(CommandLines.of(spec));

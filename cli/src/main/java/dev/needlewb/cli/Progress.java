@@ -23,6 +23,7 @@ public final class Progress implements AutoCloseable {
     private long lastDraw;
     private boolean drawn;
     private long lastTenth;
+    private String detail = "";
 
     private Progress(String label, long total, boolean bar, PrintWriter log, String unit) {
         this.err = System.err;
@@ -54,6 +55,12 @@ public final class Progress implements AutoCloseable {
         else if (log != null) logLine(done);
     }
 
+    /** As {@link #update(long)}, with {@code detail} after the count (how the work is spread, say). */
+    public void update(long done, String detail) {
+        this.detail = detail.isEmpty() ? "" : " " + detail;
+        update(done);
+    }
+
     private void draw(long done) {
         long now = System.nanoTime();
         if (drawn && now - lastDraw < REDRAW_NANOS && done < total) return;
@@ -61,7 +68,7 @@ public final class Progress implements AutoCloseable {
         drawn = true;
         int width = 30;
         int filled = total <= 0 ? width : (int) Math.min(width, done * width / total);
-        err.print("\r" + label + " [" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + done + "/" + total);
+        err.print("\r" + label + " [" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + done + "/" + total + detail + "\033[K");
         err.flush();
     }
 
@@ -70,8 +77,8 @@ public final class Progress implements AutoCloseable {
         if (tenth <= lastTenth) return;
         lastTenth = tenth;
         double seconds = (System.nanoTime() - start) / 1e9;
-        log.printf(Locale.ROOT, "%s: %d%% (%d/%d %s) after %.1f s, %.2f %s/s%n", label, total <= 0 ? 100 : done * 100 / total, done, total,
-                unit, seconds, seconds > 0 ? done / seconds : 0.0, unit);
+        log.printf(Locale.ROOT, "%s: %d%% (%d/%d %s) after %.1f s, %.2f %s/s%s%n", label, total <= 0 ? 100 : done * 100 / total, done, total,
+                unit, seconds, seconds > 0 ? done / seconds : 0.0, unit, detail);
         log.flush();
     }
 

@@ -1,14 +1,18 @@
 package dev.needlewb.cli;
 
+import dev.needlewb.cli.scale.ModelFile;
+import dev.needlewb.cli.scale.ScaleOptions;
+import dev.needlewb.cli.scale.SweepJob;
+import dev.needlewb.cli.scale.SweepRunner;
 import dev.needlewb.core.ErrorKind;
+import dev.needlewb.core.tokenizer.PythonJson;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.core.tokenizer.Tokenizer;
 import dev.needlewb.reports.report.InputFile;
 import dev.needlewb.reports.report.Report;
-import dev.needlewb.reference.ReferenceForward;
+import dev.needlewb.reports.toolcalls.Answer;
 import dev.needlewb.reports.toolcalls.CaseEngines;
-import dev.needlewb.reports.toolcalls.ReferenceCaseEngine;
 import dev.needlewb.reports.toolcalls.ThresholdProfile;
 import dev.needlewb.reports.toolcalls.ToolCallCase;
 import dev.needlewb.reports.toolcalls.ToolCallEval;
@@ -80,12 +84,16 @@ final class ToolCallsCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     NonFiniteOption nonFinite;
 
+    @picocli.CommandLine.Mixin
+    ScaleOptions scale;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws WorkbenchException, java.io.IOException {
         ThresholdProfile profile = ThresholdProfile.named(profileName);
+        scale.check();
         if (maxNew < 1) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--max-new must be at least 1, got " + maxNew);
         ToolCallArguments.checkThinkMax(thinkMax);
         int capped = ThreadCount.of(threads, spec.commandLine().getErr());
@@ -95,6 +103,8 @@ final class ToolCallsCommand implements Callable<Integer> {
         if (names.size() < 2) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--engine needs at least two different engines to compare, got " + engines);
         ReportFiles.checkWritable(out);
         if (limit != null && limit < 1) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--limit must be at least 1, got " + limit);
+        String text = ToolCallCase.text(casesFile);
+        String source = ToolCallCase.source(casesFile);
         List<ToolCallCase> cases = ToolCallCase.read(casesFile);
         if (limit != null && limit < cases.size()) cases = cases.subList(0, limit);
         PrintWriter say = spec.commandLine().getErr();
@@ -112,22 +122,34 @@ final class ToolCallsCommand implements Callable<Integer> {
                 }
                 prepared.add(p);
             }
-            ToolCallEval eval = new ToolCallEval(runner, cases, prepared, maxNew);
-            ReferenceForward reference = null;
+            ToolCallEval eval = new ToolCallEval(cases, prepared);
+            List<ModelFile> files = new ArrayList<>(List.of(ModelFile.of(model)));
+            ModelFile againstFile = null, likeFile = null;
             if (against != null) {
-                ModelSource source = ModelSource.load(against, like != null ? like : model, nonFinite.policy());
-                if (!source.geometry().equals(cact.geometry())) {
+                ModelSource weights = ModelSource.load(against, like != null ? like : model, nonFinite.policy());
+                if (!weights.geometry().equals(cact.geometry())) {
                     throw new WorkbenchException(ErrorKind.MODEL_MISMATCH, against + ": its geometry differs from " + model + "'s");
                 }
-                reference = source.reference();
+                files.add(againstFile = ModelFile.of(against));
+                if (like != null) files.add(likeFile = ModelFile.of(like));
             }
-            ReferenceForward referenceModel = reference;
-            long total = (long) cases.size() * names.size();
-            long[] done = {0};
-            List<ToolCallEval.EngineRun> runs;
-            try (Progress progress = Progress.logging("eval toolcalls", total, "cases", say)) {
-                runs = eval.run(names, name -> name.equals(REFERENCE) ? new ReferenceCaseEngine(referenceModel)
-                        : CaseEngines.factory(name).open(cact, capped), () -> progress.update(++done[0]));
+            ToolCallTask.Setup setup = new ToolCallTask.Setup(files.getFirst(), againstFile, likeFile, nonFinite.policy(), capped, maxNew, thinkMax);
+            String[] lines = ToolCallCase.lines(text);
+            List<ToolCallTask> tasks = new ArrayList<>();
+            for (String name : names) {
+                for (int i = 0; i < cases.size(); i++) {
+                    ToolCallCase c = cases.get(i);
+                    String group = c.system() + "\u0000" + prepared.get(i).tools().toJson(PythonJson.Separators.COMPACT);
+                    tasks.add(new ToolCallTask(setup, name, source, c.line(), lines[c.line() - 1], group));
+                }
+            }
+            List<Answer> answers;
+            try (SweepRunner sweep = scale.runner("needle-wb eval toolcalls")) {
+                answers = sweep.run(new SweepJob<>("eval toolcalls", "cases", tasks, files, say, true));
+            }
+            List<ToolCallEval.EngineRun> runs = new ArrayList<>();
+            for (int e = 0; e < names.size(); e++) {
+                runs.add(ToolCallEval.EngineRun.of(names.get(e), answers.subList(e * cases.size(), (e + 1) * cases.size())));
             }
             ToolCallReport result = new ToolCallReport(eval, runs, profile, tokenizer, capped);
             List<InputFile> inputs = new ArrayList<>();

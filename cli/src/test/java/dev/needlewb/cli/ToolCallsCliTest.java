@@ -58,6 +58,20 @@ class ToolCallsCliTest {
     }
 
     @Test
+    void masterWithoutTheSparkJarSaysInOneLineHowToGetIt(@TempDir Path dir) {
+        Path out = dir.resolve("r");
+        CliRun run = CliRun.of("eval", "toolcalls", MiniVariants.mini().toString(), "--cases", miniCases().toString(), "--master", "local[2]",
+                "--out", out.toString());
+        assertThat(run.exit()).isEqualTo(2);
+        assertThat(run.err().strip()).doesNotContain("\n").contains("--master").contains("NEEDLE_WB_SPARK=1 ./needle-wb");
+        assertThat(out).doesNotExist();
+        CliRun conf = CliRun.of("eval", "toolcalls", MiniVariants.mini().toString(), "--cases", miniCases().toString(), "--conf", "a=b",
+                "--out", out.toString());
+        assertThat(conf.exit()).isEqualTo(2);
+        assertThat(conf.err()).contains("are for a run with --master");
+    }
+
+    @Test
     void evalWritesTheAgreementReportAndPassesWhenEnginesAgree(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("r");
         CliRun run = CliRun.of("eval", "toolcalls", MiniVariants.mini().toString(), "--cases", miniCases().toString(),

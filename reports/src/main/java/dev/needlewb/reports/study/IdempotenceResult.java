@@ -1,9 +1,11 @@
 package dev.needlewb.reports.study;
 
+import java.io.Serializable;
 import java.util.List;
 
 /**
- * The trajectory of one tensor under upstream's s -> quantize(dequantize(s)) from round 0.
+ * The trajectory of one tensor under upstream's s -> quantize(dequantize(s)) from round 0. Serializable: a
+ * study on Spark sends it back from the executor that computed it.
  *
  * @param inputMaxAbsError  for a study started from float weights: the largest |dequantize(round 0) - w|; NaN otherwise
  * @param inputRmsError     likewise, the RMS error of round 0 against the input weights
@@ -18,7 +20,7 @@ import java.util.List;
 public record IdempotenceResult(String tensor, int rows, int cols, int recordBits, int group, long groups,
         int maxRounds, double inputMaxAbsError, double inputRmsError, double initialNormSum,
         List<IdempotenceRound> rounds, Outcome outcome, int cycleStart, long cycleLength, long groupsOnCycles,
-        long[] groupsByStart) {
+        long[] groupsByStart) implements Serializable {
 
     public enum Outcome {
         /** The state after round {@code cycleStart} is reproduced by the next round. */

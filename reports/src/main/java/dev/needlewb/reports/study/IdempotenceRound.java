@@ -1,7 +1,10 @@
 package dev.needlewb.reports.study;
 
+import java.io.Serializable;
+
 /**
- * What one round of dequantize then re-quantize changed, against the previous round.
+ * What one round of dequantize then re-quantize changed, against the previous round. Serializable, as
+ * {@link IdempotenceResult}.
  *
  * @param round             1 for the first re-quantization
  * @param groupsRecomputed  groups quantized this round (those that changed in the previous one)
@@ -16,4 +19,4 @@ package dev.needlewb.reports.study;
  */
 public record IdempotenceRound(int round, long groupsRecomputed, long groupsChanged, long codesChanged,
         long normsChanged, int maxNormUlps, double normSum, double maxAbsWeightChange, double rmsWeightChange,
-        long groupsSettled) {}
+        long groupsSettled) implements Serializable {}

@@ -32,7 +32,7 @@ final class NativeCaseEngine implements CaseEngine {
     private final Prefill prefill;
     private final Runnable release;
     private final Session session;
-    private final PrefixCache prefixes;
+    private PrefixCache prefixes;
 
     /** How the prompt enters the session: token by token, the batch prefill, or libtorch. */
     enum PromptPath { NATIVE, BATCH, TORCH }
@@ -70,6 +70,11 @@ final class NativeCaseEngine implements CaseEngine {
     @Override
     public String name() {
         return name;
+    }
+
+    @Override
+    public void forgetPrefixes() {
+        if (prefixes != null) prefixes = new PrefixCache(engine, PREFIX_BYTES);
     }
 
     @Override

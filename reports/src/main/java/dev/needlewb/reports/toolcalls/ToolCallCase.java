@@ -49,33 +49,56 @@ public record ToolCallCase(String id, int line, String query, String system, Too
 
     /** Reads {@code file}, or the built-in set when it is named {@value #BUILTIN} and no such file exists. */
     public static List<ToolCallCase> read(Path file) throws WorkbenchException {
-        if (file.toString().equals(BUILTIN) && !Files.exists(file)) {
+        return parse(text(file), source(file));
+    }
+
+    /** The text of {@code file} (or of the built-in set), whose lines {@link #parseLine} reads one at a time. */
+    public static String text(Path file) throws WorkbenchException {
+        if (isBuiltin(file)) {
             try (InputStream in = ToolCallCase.class.getResourceAsStream("/toolcalls/builtin-cases.jsonl")) {
-                return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), "builtin cases");
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
             } catch (IOException e) {
                 throw new IllegalStateException("the built-in cases are part of the jar", e);
             }
         }
-        return parse(TextFiles.readUtf8(file, "tool-call cases", MAX_CASES_BYTES), file.toString());
+        return TextFiles.readUtf8(file, "tool-call cases", MAX_CASES_BYTES);
+    }
+
+    /** How errors name {@code file}. */
+    public static String source(Path file) {
+        return isBuiltin(file) ? "builtin cases" : file.toString();
+    }
+
+    private static boolean isBuiltin(Path file) {
+        return file.toString().equals(BUILTIN) && !Files.exists(file);
+    }
+
+    /** The lines of a cases text, as {@link ToolCallCase#line()} counts them. */
+    public static String[] lines(String text) {
+        return text.split("\n", -1);
     }
 
     static List<ToolCallCase> parse(String text, String source) throws WorkbenchException {
         List<ToolCallCase> cases = new ArrayList<>();
-        String[] lines = text.split("\n", -1);
+        String[] lines = lines(text);
         for (int i = 0; i < lines.length; i++) {
-            String line = lines[i].strip();
-            if (line.isEmpty()) continue;
-            JsonOrigin origin = JsonOrigin.line(source, i + 1);
-            JsonNode node;
-            try {
-                node = PythonJson.parse(line);
-            } catch (JacksonException e) {
-                throw new WorkbenchException(ErrorKind.BAD_JSON, source + ": line " + (i + 1) + ": not valid JSON: " + e.getOriginalMessage());
-            }
-            cases.add(of(node, origin, i + 1));
+            if (lines[i].isBlank()) continue;
+            cases.add(parseLine(lines[i], source, i + 1));
         }
         if (cases.isEmpty()) throw new WorkbenchException(ErrorKind.BAD_SCHEMA, source + ": no cases");
         return cases;
+    }
+
+    /** Line {@code line} (1-based) of {@code source}, not blank. */
+    public static ToolCallCase parseLine(String text, String source, int line) throws WorkbenchException {
+        JsonOrigin origin = JsonOrigin.line(source, line);
+        JsonNode node;
+        try {
+            node = PythonJson.parse(text.strip());
+        } catch (JacksonException e) {
+            throw new WorkbenchException(ErrorKind.BAD_JSON, source + ": line " + line + ": not valid JSON: " + e.getOriginalMessage());
+        }
+        return of(node, origin, line);
     }
 
     private static ToolCallCase of(JsonNode node, JsonOrigin origin, int line) throws WorkbenchException {

@@ -1,20 +1,22 @@
 package dev.needlewb.reports.toolcalls;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.needlewb.core.WorkbenchException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Runs every case through every engine (one engine instance per engine name for the whole run)
- * and compares each engine's answers with the first engine's, and with the expected calls where
- * the cases give them.
+ * Every case's answers from every engine (computed by whoever runs the sweep), compared with the
+ * first engine's, and with the expected calls where the cases give them.
  */
 public final class ToolCallEval {
-    /** Per engine: its answers in case order and its totals. */
+    /** Per engine: its answers in case order and its totals ({@code wallNanos}: the answers' wall times added up). */
     public record EngineRun(String engine, List<Answer> answers, long wallNanos) {
+        public static EngineRun of(String engine, List<Answer> answers) {
+            return new EngineRun(engine, answers, answers.stream().mapToLong(Answer::wallNanos).sum());
+        }
+
         double decodeTokensPerSecond() {
             long steps = 0, nanos = 0;
             for (Answer a : answers) {
@@ -39,38 +41,12 @@ public final class ToolCallEval {
         }
     }
 
-    /** Opens one engine by name. */
-    @FunctionalInterface
-    public interface Opener {
-        CaseEngine open(String engine) throws WorkbenchException;
-    }
-
-    private final ToolCallRunner runner;
     private final List<ToolCallCase> cases;
     private final List<ToolCallRunner.Prepared> prepared;
-    private final int maxNew;
 
-    public ToolCallEval(ToolCallRunner runner, List<ToolCallCase> cases, List<ToolCallRunner.Prepared> prepared, int maxNew) {
-        this.runner = runner;
+    public ToolCallEval(List<ToolCallCase> cases, List<ToolCallRunner.Prepared> prepared) {
         this.cases = cases;
         this.prepared = prepared;
-        this.maxNew = maxNew;
-    }
-
-    public List<EngineRun> run(List<String> engines, Opener opener, Runnable onCase) throws WorkbenchException {
-        List<EngineRun> runs = new ArrayList<>();
-        for (String name : engines) {
-            try (CaseEngine engine = opener.open(name)) {
-                long start = System.nanoTime();
-                List<Answer> answers = new ArrayList<>();
-                for (ToolCallRunner.Prepared p : prepared) {
-                    answers.add(engine.answer(runner, p, maxNew));
-                    onCase.run();
-                }
-                runs.add(new EngineRun(name, answers, System.nanoTime() - start));
-            }
-        }
-        return runs;
     }
 
     /** Each engine after the first against the first. */

@@ -23,7 +23,7 @@ class ToolCallReportTest {
         List<ToolCallEval.EngineRun> runs = List.of(
                 new ToolCallEval.EngineRun("exact", List.of(answer(weather), answer("[{\"name\":\"get_time\",\"arguments\":{}}]")), 1),
                 new ToolCallEval.EngineRun("int8", List.of(answer(weather), answer("[{\"name\":\"get_date\",\"arguments\":{}}]")), 1));
-        ToolCallEval eval = new ToolCallEval(null, cases, List.of(), 64);
+        ToolCallEval eval = new ToolCallEval(cases, List.of());
         ToolCallReport report = new ToolCallReport(eval, runs, ThresholdProfile.named("strict"), null, 2);
         Agreement a = eval.agreements(runs).getFirst();
         assertThat(a.callRate()).isEqualTo(0.5);

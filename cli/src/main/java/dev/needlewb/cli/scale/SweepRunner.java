@@ -1,0 +1,17 @@
+package dev.needlewb.cli.scale;
+
+import dev.needlewb.core.WorkbenchException;
+import java.io.IOException;
+import java.io.Serializable;
+import java.util.List;
+
+/** Runs a sweep's tasks, here or on a cluster, and returns their results in task order. */
+public interface SweepRunner extends AutoCloseable {
+    <R extends Serializable> List<R> run(SweepJob<R> job) throws WorkbenchException, IOException;
+
+    /** Where it runs, for the terminal ({@code this process}, {@code Spark local[2]}). */
+    String describe();
+
+    @Override
+    void close();
+}

@@ -231,8 +231,9 @@ public final class ToolCallReport {
                 + " arguments: per argument of calls paired by position.");
         md.table(AGREEMENT_HEADERS, agreementRows());
         md.heading(2, "Engines");
-        md.paragraph("The engines ran one after the other, each native one on " + threadsPerEngine + " thread" + (threadsPerEngine == 1 ? "" : "s")
-                + ", one session reused for every case; a native prompt steps only the tokens no earlier case shared"
+        md.paragraph("Each engine ran its cases in groups that share system text and tools (on this machine or on Spark executors:"
+                + " the numbers do not depend on where), each native one on " + threadsPerEngine + " thread" + (threadsPerEngine == 1 ? "" : "s")
+                + ", one session reused across its cases; a native prompt steps only the tokens no earlier case of its group shared"
                 + " (the rest is restored from a prefix tree of KV rows, the same bits as stepping them).");
         md.table(ENGINE_HEADERS, engineRows());
         md.paragraph(casesText());

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Upstream's own Needle 3 file (v3mini/mini3.cact) through the command line: the commands that
  * read a file (inspect, names, tokenize, convert to and from state dicts) take it; the commands
  * that run the engine refuse it in one line naming the file, byte 0 and the generation, exit 2,
- * writing nothing; the reference takes the Needle 3 checkpoint, not the .cact.
+ * writing nothing; the reference takes the Needle 3 checkpoint and the .cact.
  */
 class GenerationCliTest {
     private static final String ENGINE_REFUSAL = "at byte 0: Needle 3 files are not run by the engine yet (it runs Needle 2)";
@@ -37,11 +37,26 @@ class GenerationCliTest {
             assertThat(run.exit()).as(args + ": " + run.err()).isEqualTo(Main.EXIT_USER_ERROR);
             assertThat(run.err().strip()).as(args.getFirst()).doesNotContain("\n").isEqualTo("needle-wb: " + v3 + ": " + ENGINE_REFUSAL);
         }
-        CliRun reference = CliRun.of("reference", v3.toString(), "--tokens", "2,5,6", "--out", out.resolve("ref.npz").toString());
-        assertThat(reference.exit()).isEqualTo(Main.EXIT_USER_ERROR);
-        assertThat(reference.err().strip()).isEqualTo("needle-wb: a Needle 3 .cact or state dict does not reach the float64 reference in this"
-                + " version (its config is not in the file); give the checkpoint (.pkl) instead");
         assertThat(out).doesNotExist();
+    }
+
+    /** The .cact alone reaches the float64 reference: upstream's deq logits (V3StoredModelTest's 1e-9). */
+    @Test
+    void theReferenceRunsANeedle3Cact(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("ref.npz");
+        var seq = Golden.json(Golden.v3mini("sequences.json")).get("s007").get("tokens");
+        StringBuilder tokens = new StringBuilder();
+        for (var t : seq) tokens.append(tokens.isEmpty() ? "" : ",").append(t.asInt());
+        CliRun run = CliRun.of("reference", Golden.v3mini("mini3.cact").toString(), "--tokens", tokens.toString(), "--out", out.toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        double[] got = Golden.array(out, "logits").asDoubles();
+        double[] want = Golden.array(Golden.v3mini("forward.npz"), "logits.s007.deq.q0").asDoubles();
+        double scale = 0, err = 0;
+        for (int i = 0; i < want.length; i++) {
+            scale = Math.max(scale, Math.abs(want[i]));
+            err = Math.max(err, Math.abs(got[i] - want[i]));
+        }
+        assertThat(err / scale).isLessThan(1e-9);
     }
 
     @Test

@@ -70,7 +70,8 @@ public final class WeightTargets {
 
     /**
      * The rows of {@code w} that hold a Flax leaf (or one layer of it), in name-map order: those with
-     * weights, less the contrastive bias, which the Flax model does not have and which must be zero.
+     * weights, less the contrastive bias, which the Flax model does not have and which must be zero,
+     * and less the derived tensors no checkpoint holds.
      */
     public static List<NameRow> flaxRows(ModelWeights w) throws WorkbenchException {
         List<NameRow> rows = new ArrayList<>();
@@ -83,6 +84,7 @@ public final class WeightTargets {
                 }
                 continue;
             }
+            if (row.flaxPath() == null) continue; // derived, no checkpoint leaf (Needle 3's MLP permutations)
             rows.add(row);
         }
         return rows;

@@ -13,31 +13,20 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Upstream's own Needle 3 file (v3mini/mini3.cact) through the command line: the commands that
- * read a file (inspect, names, tokenize, convert to and from state dicts) take it; the commands
- * that run the engine refuse it in one line naming the file, byte 0 and the generation, exit 2,
- * writing nothing; the reference takes the Needle 3 checkpoint and the .cact.
+ * read a file (inspect, names, tokenize, convert to and from state dicts) take it; the engine runs
+ * it; the reference takes the Needle 3 checkpoint and the .cact.
  */
 class GenerationCliTest {
-    private static final String ENGINE_REFUSAL = "at byte 0: Needle 3 files are not run by the engine yet (it runs Needle 2)";
-
     @Test
-    void theEngineCommandsRefuseANeedle3FileInOneLine(@TempDir Path dir) throws Exception {
-        Path v3 = dir.resolve("mini3.cact");
-        Files.copy(Golden.v3mini("mini3.cact"), v3);
-        Path out = dir.resolve("out");
-        Path cases = dir.resolve("cases.jsonl");
-        Files.writeString(cases, "{\"query\": \"hi\", \"tools\": []}\n");
-        List<List<String>> commands = List.of(
-                List.of("generate", v3.toString(), "--prompt", "hi", "--max-new", "2"),
-                List.of("bench", v3.toString(), "--new-tokens", "2", "--warmup", "0", "--repetitions", "1", "--out", out.toString()),
-                List.of("parity", v3.toString(), "--tokens", "2,5,6", "--out", out.toString()),
-                List.of("eval", "toolcalls", v3.toString(), "--cases", cases.toString(), "--out", out.toString()));
-        for (List<String> args : commands) {
-            CliRun run = CliRun.of(args.toArray(String[]::new));
-            assertThat(run.exit()).as(args + ": " + run.err()).isEqualTo(Main.EXIT_USER_ERROR);
-            assertThat(run.err().strip()).as(args.getFirst()).doesNotContain("\n").isEqualTo("needle-wb: " + v3 + ": " + ENGINE_REFUSAL);
-        }
-        assertThat(out).doesNotExist();
+    void theEngineRunsANeedle3File(@TempDir Path dir) throws Exception {
+        Path v3 = Golden.v3mini("mini3.cact");
+        CliRun generate = CliRun.of("generate", v3.toString(), "--prompt", "hi", "--max-new", "4", "--mode", "exact", "--json");
+        assertThat(generate.exit()).as(generate.err()).isZero();
+        assertThat(Report.JSON.readTree(generate.out()).path("generated_ids").size()).isEqualTo(4);
+        Path out = dir.resolve("bench");
+        CliRun bench = CliRun.of("bench", v3.toString(), "--new-tokens", "2", "--warmup", "0", "--repetitions", "1", "--out", out.toString());
+        assertThat(bench.exit()).as(bench.err()).isZero();
+        assertThat(out.resolve("bench.json")).exists();
     }
 
     /** The .cact alone reaches the float64 reference: upstream's deq logits (V3StoredModelTest's 1e-9). */

@@ -1,5 +1,7 @@
 package dev.needlewb.engine;
 
+import dev.needlewb.core.ErrorKind;
+import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.engine.cache.KvCache;
 import dev.needlewb.engine.kernel.RowPool;
 import dev.needlewb.engine.layer.Arithmetic;
@@ -34,8 +36,15 @@ public final class BatchPrefill implements Prefill, AutoCloseable {
         this.pool = pool;
     }
 
-    /** Builds the dense weights of {@code engine}'s model; prompts run on the engine's threads. */
-    public static BatchPrefill open(Engine engine) {
+    /**
+     * Builds the dense weights of {@code engine}'s model; prompts run on the engine's threads.
+     *
+     * @throws WorkbenchException a Needle 3 model, which the batch path does not run yet (its prompts go token by token)
+     */
+    public static BatchPrefill open(Engine engine) throws WorkbenchException {
+        if (engine.weights().s.maskedByModel()) {
+            throw new WorkbenchException(ErrorKind.UNSUPPORTED, "batch prefill runs Needle 2 models; a Needle 3 prompt goes token by token (--prefill native)");
+        }
         return new BatchPrefill(engine.weights(), engine.pool());
     }
 
@@ -70,17 +79,17 @@ public final class BatchPrefill implements Prefill, AutoCloseable {
                     + " (continue it with step or prefill)");
         }
         session.checkPrefill(tokens);
-        ForwardTaps taps = sink == null ? ForwardTaps.NONE : new ForwardTaps(sink, ModelWeights.layerNames(weights.g));
+        ForwardTaps taps = sink == null ? ForwardTaps.NONE : new ForwardTaps(sink, weights.s.layerNames());
         int t = tokens.length;
         boolean every = allLogits || taps.wants("logits") || taps.wants("final.norm");
-        Activations a = new Activations(weights.g, t, every ? t : 1);
+        Activations a = new Activations(weights.s, t, every ? t : 1);
         try (Arena arena = Arena.ofShared()) {
             Kernels kernels = new DenseKernels(weights, dense, pool, tokens, session.cache(), arena);
-            new Forward(weights, Arithmetic.VECTOR, pool, kernels, a, taps).run(tokens, 0, true);
+            new Forward(weights, Arithmetic.VECTOR, pool, kernels, a, taps, null).run(tokens, 0, true);
         }
         session.adoptPrefix(tokens);
         if (allLogits || !every) return a.logits;
-        return Arrays.copyOfRange(a.logits, (t - 1) * weights.g.vocab(), t * weights.g.vocab());
+        return Arrays.copyOfRange(a.logits, (t - 1) * weights.s.outVocab(), t * weights.s.outVocab());
     }
 
     @Override

@@ -1,6 +1,5 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.engine.cache.KvCache;
 import dev.needlewb.engine.cache.Visibility;
 import dev.needlewb.engine.kernel.RowPool;
@@ -35,17 +34,17 @@ final class DenseAttention {
     private final float[][] scores, headOuts;
 
     /** Buffers for a prompt of {@code t} positions; the packed keys and values off-heap in {@code arena}. */
-    DenseAttention(Geometry g, RowPool pool, KvCache cache, int t, Arena arena) {
+    DenseAttention(EngineShape g, RowPool pool, KvCache cache, int t, Arena arena) {
         this.pool = pool;
         this.cache = cache;
         this.visibility = cache.visibility();
         this.t = t;
         heads = g.numHeads();
         kvHeads = g.numKvHeads();
-        headDim = g.headDim();
+        headDim = g.qkHeadDim();
         group = heads / kvHeads;
         qDim = g.qDim();
-        kvDim = g.kvDim();
+        kvDim = g.kDim();
         qkvgDim = 2 * qDim + 2 * kvDim;
         queries = new float[t * qDim];
         k = new float[t * kvDim];

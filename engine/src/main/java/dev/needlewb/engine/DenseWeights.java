@@ -1,6 +1,5 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.core.simd.VectorWidth;
 import dev.needlewb.engine.kernel.Lanes;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
@@ -46,7 +45,7 @@ final class DenseWeights implements AutoCloseable {
     final Matrix logits;
 
     DenseWeights(ModelWeights w) {
-        Geometry g = w.g;
+        EngineShape g = w.s;
         arena = Arena.ofShared();
         try {
             layers = new Layer[g.numLayers()];

@@ -27,8 +27,8 @@ class KvCacheTest {
     }
 
     private static KvCache cache(boolean int8, int kvHeads, int headDim, int window, int sinks, int maxPositions) {
-        return int8 ? new Int8KvCache(2, kvHeads, headDim, window, sinks, maxPositions)
-                : new FloatKvCache(2, kvHeads, headDim, window, sinks, maxPositions);
+        return int8 ? new Int8KvCache(2, kvHeads, headDim, headDim, window, sinks, maxPositions)
+                : new FloatKvCache(2, kvHeads, headDim, headDim, window, sinks, maxPositions);
     }
 
     /** The absolute maximum of the int8 block of head dimension {@code i} in {@code x} (blocks of 32 from the head's start). */
@@ -76,7 +76,7 @@ class KvCacheTest {
     @ValueSource(ints = {64, 40, 24, 8})
     void int8CacheIsWithinHalfAStepPerBlockOfAHead(int headDim) {
         int kvHeads = 2, kvDim = kvHeads * headDim;
-        Int8KvCache c = new Int8KvCache(1, kvHeads, headDim, 0, 0, 10);
+        Int8KvCache c = new Int8KvCache(1, kvHeads, headDim, headDim, 0, 0, 10);
         Random rnd = new Random(5);
         for (int pos = 0; pos < 10; pos++) {
             float[] k = vectorFor(pos, kvDim);
@@ -113,7 +113,7 @@ class KvCacheTest {
         // each query exactly what scores/accumulate give it (tolerance 0), across ring wraps and
         // both the 16-slot vector path and the one-by-one tail.
         int kvHeads = 2, kvDim = kvHeads * headDim;
-        KvCache c = int8 ? new Int8KvCache(1, kvHeads, headDim, 37, 2, 200) : new FloatKvCache(1, kvHeads, headDim, 37, 2, 200);
+        KvCache c = int8 ? new Int8KvCache(1, kvHeads, headDim, headDim, 37, 2, 200) : new FloatKvCache(1, kvHeads, headDim, headDim, 37, 2, 200);
         Random rnd = new Random(11);
         for (int pos = 0; pos < 90; pos++) {
             float[] k = new float[kvDim];
@@ -151,7 +151,7 @@ class KvCacheTest {
     @ValueSource(ints = {8, 24, 40, 72, 100})
     void floatValueSumsAreOneFusedChainPerDimension(int headDim) {
         int kvHeads = 3, kvDim = kvHeads * headDim, positions = 33;
-        FloatKvCache c = new FloatKvCache(1, kvHeads, headDim, 0, 0, positions);
+        FloatKvCache c = new FloatKvCache(1, kvHeads, headDim, headDim, 0, 0, positions);
         float[][] v = new float[positions][];
         for (int p = 0; p < positions; p++) {
             v[p] = vectorFor(p + 7, kvDim);

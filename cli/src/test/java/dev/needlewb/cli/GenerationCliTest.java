@@ -29,6 +29,53 @@ class GenerationCliTest {
         assertThat(out.resolve("bench.json")).exists();
     }
 
+    /**
+     * Parity on the golden file (s040: 40 positions past its 16-position window): exact under the strict profile,
+     * int8 against upstream's deploy quant=True under int8-v3, every Needle 3 tap the engine shares with the
+     * reference judged (the QKV conv outputs, the MLP's input and output); a KV window on top of the model's mask
+     * is refused in one line.
+     */
+    @Test
+    void parityHoldsBothEnginesToTheNeedle3ReferenceTapByTap(@TempDir Path dir) throws Exception {
+        Path v3 = Golden.v3mini("mini3.cact");
+        Path out = dir.resolve("parity");
+        CliRun run = CliRun.of("parity", v3.toString(), "--tokens", tokens("s040"), "--engine", "exact,int8", "--out", out.toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        JsonNode comparisons = Report.JSON.readTree(out.resolve("parity.json").toFile()).path("parity").path("comparisons");
+        assertThat(comparisons.get(0).path("profile").asText()).isEqualTo("strict");
+        assertThat(comparisons.get(1).path("profile").asText()).isEqualTo("int8-v3");
+        List<String> taps = new java.util.ArrayList<>();
+        comparisons.get(0).path("taps").forEach(t -> taps.add(t.path("name").asText()));
+        assertThat(taps).contains("layer00.attn.q_conv", "layer00.attn.v_conv", "layer03.mlp.in", "layer03.mlp.out", "layer02.attn.out", "logits");
+        for (JsonNode c : comparisons) assertThat(c.path("passed").asBoolean()).as(c.path("engine").asText()).isTrue();
+
+        CliRun windowed = CliRun.of("parity", v3.toString(), "--tokens", "2,5,6", "--window", "8", "--sinks", "1", "--out", dir.resolve("w").toString());
+        assertThat(windowed.exit()).isEqualTo(Main.EXIT_USER_ERROR);
+        assertThat(windowed.err().strip()).doesNotContain("\n").contains("--window and --sinks are Needle 2 options");
+        assertThat(dir.resolve("w")).doesNotExist();
+    }
+
+    /** A tool call on the Needle 3 file: constrained to the tools' grammar, no tool prefix pinned on top of the model's mask. */
+    @Test
+    void generateWithToolsRunsConstrainedOnNeedle3(@TempDir Path dir) throws Exception {
+        Path tools = dir.resolve("tools.json");
+        Files.writeString(tools, "[{\"name\": \"get_weather\", \"description\": \"Get the weather\", \"parameters\": {\"type\": \"object\","
+                + " \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}}]");
+        CliRun run = CliRun.of("generate", Golden.v3mini("mini3.cact").toString(), "--tools", tools.toString(), "--query", "weather in Paris",
+                "--max-new", "40", "--json");
+        assertThat(run.exit()).as(run.err()).isZero();
+        JsonNode body = Report.JSON.readTree(run.out());
+        assertThat(body.path("constrained").asBoolean()).isTrue();
+        assertThat(body.path("sinks").asInt()).isZero();
+        assertThat(body.path("text").asText()).startsWith("<tool_call>");
+    }
+
+    private static String tokens(String seq) {
+        StringBuilder out = new StringBuilder();
+        for (var t : Golden.json(Golden.v3mini("sequences.json")).get(seq).get("tokens")) out.append(out.isEmpty() ? "" : ",").append(t.asInt());
+        return out.toString();
+    }
+
     /** The .cact alone reaches the float64 reference: upstream's deq logits (V3StoredModelTest's 1e-9). */
     @Test
     void theReferenceRunsANeedle3Cact(@TempDir Path dir) throws Exception {

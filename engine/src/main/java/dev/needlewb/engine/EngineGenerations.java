@@ -70,6 +70,14 @@ public final class EngineGenerations {
         of(file);
     }
 
+    /**
+     * Whether the engine of {@code file} takes a KV window and sinks on top of the model (Needle 2: a deployment's
+     * kv_window, a tool prefix pinned); Needle 3 attends through its own mask only.
+     */
+    public static boolean takesKvWindow(CactFile file) {
+        return file.geometry().generation() != Generation.NEEDLE3;
+    }
+
     /** Why a file of {@code g} is refused: e.g. {@code Needle 3 files are not run by the engine yet (it runs Needle 2)}. */
     static String notRun(Generation g) {
         StringBuilder runs = new StringBuilder();

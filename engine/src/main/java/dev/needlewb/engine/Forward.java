@@ -138,6 +138,9 @@ final class Forward {
             for (int r = 0; r < a.rows; r++) System.arraycopy(a.qkvg, r * qkvgDim, a.qkvRaw, r * width, width);
             pool.ranges(a.rows, convolve);
             conv.remember(l, a.qkvRaw, a.first, a.rows);
+            taps.record(l, Block.ATTN_Q_CONV, a.qkvg, 0, qkvgDim, kAt);
+            taps.record(l, Block.ATTN_K_CONV, a.qkvg, kAt, qkvgDim, vAt - kAt);
+            taps.record(l, Block.ATTN_V_CONV, a.qkvg, vAt, qkvgDim, width - vAt);
         }
         pool.ranges(a.rows, headNorms);
         taps.record(l, Block.ATTN_Q, a.qkvg, 0, qkvgDim, heads, qkHeadDim);
@@ -149,6 +152,8 @@ final class Forward {
         pool.ranges(a.rows, attnResidual);
 
         pool.ranges(a.rows, mlp);
+        taps.record(l, Block.MLP_IN, a.normed, 0, d, d);
+        taps.record(l, Block.MLP_OUT, a.mlpOut, 0, d, d);
         taps.record(l, Block.BLOCK_OUT, a.bx, 0, d, d);
 
         // The mHC update: X = sinkhorn(A) X + hpost (bx - u).

@@ -37,7 +37,7 @@ public final class Session {
         this.g = w.s;
         caches = new LayerCaches(windows, (layers, window) -> mode == NumericMode.EXACT
                 ? new FloatKvCache(layers, g.numKvHeads(), g.qkHeadDim(), g.vHeadDim(), window, sinks, maxPositions)
-                : new Int8KvCache(layers, g.numKvHeads(), g.qkHeadDim(), g.vHeadDim(), window, sinks, maxPositions));
+                : new Int8KvCache(layers, g.numKvHeads(), g.qkHeadDim(), g.vHeadDim(), g.maskedByModel(), window, sinks, maxPositions));
         int maxOrder = 1;
         for (int o : g.engramTables().orders()) maxOrder = Math.max(maxOrder, o);
         history = new TokenHistory(maxOrder);

@@ -27,6 +27,12 @@ class GenerationCliTest {
         CliRun bench = CliRun.of("bench", v3.toString(), "--new-tokens", "2", "--warmup", "0", "--repetitions", "1", "--out", out.toString());
         assertThat(bench.exit()).as(bench.err()).isZero();
         assertThat(out.resolve("bench.json")).exists();
+        CliRun batch = CliRun.of("generate", v3.toString(), "--prompt", "hi", "--max-new", "4", "--mode", "exact", "--prefill", "batch", "--json");
+        assertThat(batch.exit()).as(batch.err()).isZero();
+        assertThat(Report.JSON.readTree(batch.out()).path("generated_ids")).isEqualTo(Report.JSON.readTree(generate.out()).path("generated_ids"));
+        CliRun torch = CliRun.of("generate", v3.toString(), "--prompt", "hi", "--max-new", "2", "--prefill", "torch");
+        assertThat(torch.exit()).isEqualTo(Main.EXIT_USER_ERROR);
+        assertThat(torch.err().strip()).doesNotContain("\n").contains("the torch engine runs Needle 2 models", "--prefill native");
     }
 
     /**

@@ -1,7 +1,5 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.core.ErrorKind;
-import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.engine.cache.KvCache;
 import dev.needlewb.engine.kernel.RowPool;
 import dev.needlewb.engine.layer.Arithmetic;
@@ -36,15 +34,8 @@ public final class BatchPrefill implements Prefill, AutoCloseable {
         this.pool = pool;
     }
 
-    /**
-     * Builds the dense weights of {@code engine}'s model; prompts run on the engine's threads.
-     *
-     * @throws WorkbenchException a Needle 3 model, which the batch path does not run yet (its prompts go token by token)
-     */
-    public static BatchPrefill open(Engine engine) throws WorkbenchException {
-        if (engine.weights().s.maskedByModel()) {
-            throw new WorkbenchException(ErrorKind.UNSUPPORTED, "batch prefill runs Needle 2 models; a Needle 3 prompt goes token by token (--prefill native)");
-        }
+    /** Builds the dense weights of {@code engine}'s model; prompts run on the engine's threads. */
+    public static BatchPrefill open(Engine engine) {
         return new BatchPrefill(engine.weights(), engine.pool());
     }
 
@@ -84,8 +75,8 @@ public final class BatchPrefill implements Prefill, AutoCloseable {
         boolean every = allLogits || taps.wants("logits") || taps.wants("final.norm");
         Activations a = new Activations(weights.s, t, every ? t : 1);
         try (Arena arena = Arena.ofShared()) {
-            Kernels kernels = new DenseKernels(weights, dense, pool, tokens, session.cache(), arena);
-            new Forward(weights, Arithmetic.VECTOR, pool, kernels, a, taps, null).run(tokens, 0, true);
+            Kernels kernels = new DenseKernels(weights, dense, pool, tokens, session.caches(), arena);
+            new Forward(weights, Arithmetic.VECTOR, pool, kernels, a, taps, session.conv()).run(tokens, 0, true);
         }
         session.adoptPrefix(tokens);
         if (allLogits || !every) return a.logits;

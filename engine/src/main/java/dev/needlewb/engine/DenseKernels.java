@@ -1,6 +1,6 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.engine.cache.KvCache;
+import dev.needlewb.engine.cache.LayerCaches;
 import dev.needlewb.engine.kernel.RowPool;
 import dev.needlewb.engine.layer.Arithmetic;
 import dev.needlewb.engine.layer.Engram;
@@ -27,14 +27,14 @@ final class DenseKernels implements Kernels {
     private final Engram.Tables tables;
     private final int d, lanes;
 
-    /** The kernels of the prompt {@code tokens} (positions from 0) into {@code cache}; scratch off-heap in {@code arena}. */
-    DenseKernels(ModelWeights w, DenseWeights dense, RowPool pool, int[] tokens, KvCache cache, Arena arena) {
+    /** The kernels of the prompt {@code tokens} (positions from 0) into {@code caches}; scratch off-heap in {@code arena}. */
+    DenseKernels(ModelWeights w, DenseWeights dense, RowPool pool, int[] tokens, LayerCaches caches, Arena arena) {
         EngineShape g = w.s;
         this.w = w;
         this.dense = dense;
         this.pool = pool;
         this.tokens = tokens;
-        this.attention = new DenseAttention(g, pool, cache, tokens.length, arena);
+        this.attention = new DenseAttention(g, pool, caches, tokens.length, arena);
         this.tables = g.engramTables();
         d = g.dModel();
         lanes = g.mhcLanes();

@@ -55,7 +55,7 @@ final class DenseWeights implements AutoCloseable {
             }
             engramKeyValue = new Matrix[w.engrams.length];
             for (int s = 0; s < engramKeyValue.length; s++) engramKeyValue[s] = pack(w.engrams[s].key(), w.engrams[s].value());
-            logits = pack(w.embedding);
+            logits = pack(w.logits);
         } catch (RuntimeException e) {
             arena.close();
             throw e;

@@ -27,6 +27,8 @@ public final class Session {
     private final PackedKernels kernels;
     private final Activations activations;
     private final Forward forward;
+    /** The QKV conv's history (null without a conv): a batch prefill fills it as native prefill would. */
+    private final QkvConv conv;
     private final boolean tapped;
     private final int[] token = new int[1];
     private int position;
@@ -44,7 +46,7 @@ public final class Session {
         kernels = new PackedKernels(w, mode, pool, caches, history);
         activations = new Activations(g, 1, 1);
         tapped = taps != null;
-        QkvConv conv = g.convTaps() == 0 ? null : new QkvConv(g.numLayers(), g.convTaps(), g.vAt() + g.vDim(), g.headerWindows());
+        conv = g.convTaps() == 0 ? null : new QkvConv(g.numLayers(), g.convTaps(), g.vAt() + g.vDim(), windows);
         forward = new Forward(w, Arithmetic.of(mode), pool, kernels, activations,
                 tapped ? new ForwardTaps(taps, g.layerNames()) : ForwardTaps.NONE, conv);
     }
@@ -149,6 +151,16 @@ public final class Session {
         }
         for (int l = 0; l < keys.length; l++) cache().writePrompt(l, tokens.length, keys[l], values[l]);
         adoptPrefix(tokens);
+    }
+
+    /** The session's KV caches, one per attention window (a batch prefill writes a prompt's keys and values through them). */
+    LayerCaches caches() {
+        return caches;
+    }
+
+    /** The QKV conv's history, or null (a batch prefill runs its forward on it). */
+    QkvConv conv() {
+        return conv;
     }
 
     /** Throws for an empty prompt, the first token outside the vocabulary, or the first position past the last. */

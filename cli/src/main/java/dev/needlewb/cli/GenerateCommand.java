@@ -6,6 +6,7 @@ import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.engine.Engine;
+import dev.needlewb.engine.EngineGenerations;
 import dev.needlewb.engine.EngineOptions;
 import dev.needlewb.engine.generate.Generator;
 import dev.needlewb.engine.generate.Sampler;
@@ -115,7 +116,9 @@ final class GenerateCommand implements Callable<Integer> {
                 promptIds = prepared.prompt().ids();
                 toolPrefix = prepared.prompt().toolPrefixTokens();
             }
-            EngineOptions options = kvWindow.apply(engineArguments.options(), toolPrefix, promptIds.length);
+            // A Needle 3 model attends through its own mask: no tool prefix pinned on top.
+            int defaultSinks = EngineGenerations.takesKvWindow(cact) ? toolPrefix : 0;
+            EngineOptions options = kvWindow.apply(engineArguments.options(), defaultSinks, promptIds.length);
             try (Engine engine = Engine.load(cact, options); PrefillArgument.Opened prefill = prefillArgument.open(engine, cact)) {
                 Generator.TokenListener stream = json ? null : (id, delta) -> {
                     out.print(delta);

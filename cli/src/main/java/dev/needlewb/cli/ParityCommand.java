@@ -5,6 +5,7 @@ import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.convert.Format;
 import dev.needlewb.converter.finite.NonFinitePolicy;
+import dev.needlewb.core.generation.Generation;
 import dev.needlewb.core.generation.ModelGeometry;
 import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.engine.EngineGenerations;
@@ -113,23 +114,26 @@ final class ParityCommand implements Callable<Integer> {
 
         try (CactFile cact = CactFile.open(model, nonFinite.policy())) {
             EngineGenerations.require(cact);
-            Geometry geometry = Geometry.of(cact.geometry());
+            ModelGeometry geometry = cact.geometry();
             MemorySegment tokenizer = cact.tokenizerBlob();
             int[] ids = input.resolve(tokenizer == null ? null : tokenizer.toArray(ValueLayout.JAVA_BYTE), null, geometry.vocab(), cact.generation().generation());
-            Window effective = checkLength(ids.length, geometry);
+            Window effective = geometry instanceof Geometry v2 ? checkLength(ids.length, v2) : checkModelMask(ids.length, geometry);
+            if (!(geometry instanceof Geometry) && modes.contains(EngineMode.TORCH)) {
+                throw new WorkbenchException(ErrorKind.UNSUPPORTED, model + ": the torch engine runs Needle 2 models");
+            }
 
             ReferenceSide side = referenceSide(cact);
             ReferenceWeights weights = side.weights();
             List<Parity.ReferenceRun> references = new ArrayList<>();
             if (against != null) {
                 references.add(new Parity.ReferenceRun(side.against().reference(),
-                        against.toString(), profiles(modes, userProfile, weights.identical() ? null : CONVERTED_PROFILE, quant)));
+                        against.toString(), profiles(modes, userProfile, weights.identical() ? null : CONVERTED_PROFILE, quant, geometry.generation())));
             }
             if (against == null || !weights.identical()) {
                 // With differing --against weights, MODEL's own weights as well: that separates the
                 // engines' own error from the quantization error the --against reference measures.
                 references.add(new Parity.ReferenceRun(side.own().reference(),
-                        null, profiles(modes, userProfile, null, quant)));
+                        null, profiles(modes, userProfile, null, quant, geometry.generation())));
             }
             TorchSource torch = modes.contains(EngineMode.TORCH) ? torchSource(geometry, side.own()) : null;
             ParityResult result = Parity.run(references, cact, torch, ids, effective.size(), sinks, modes, quant);
@@ -154,7 +158,7 @@ final class ParityCommand implements Callable<Integer> {
 
     /** Loads the weights the reference reads; --against only once its geometry is known to match MODEL's. */
     private ReferenceSide referenceSide(CactFile cact) throws WorkbenchException {
-        Geometry geometry = Geometry.of(cact.geometry());
+        ModelGeometry geometry = cact.geometry();
         if (against != null && Format.of(against) == Format.CACT) {
             // A .cact's header tells its geometry before any weight is read.
             try (CactFile other = CactFile.open(against, NonFinitePolicy.ALLOW)) {
@@ -172,7 +176,7 @@ final class ParityCommand implements Callable<Integer> {
      * The torch engine on its weights: --torch-weights (a state dict named and shaped by MODEL), else
      * MODEL's own; loaded and checked now, so a bad file fails before any engine runs. Parity opens it once.
      */
-    private TorchSource torchSource(Geometry geometry, ModelSource own) throws WorkbenchException {
+    private TorchSource torchSource(ModelGeometry geometry, ModelSource own) throws WorkbenchException {
         ModelSource weights = torchWeights == null ? own : ModelSource.load(torchWeights, model, nonFinite.policy());
         if (torchWeights != null) checkSameGeometry(geometry, weights.geometry());
         // One thread: parity is about the numbers, and one thread is the same work on any machine.
@@ -181,11 +185,11 @@ final class ParityCommand implements Callable<Integer> {
     }
 
     /** The user's profile for every engine, else {@code name}, else each engine's default. */
-    private static Map<EngineMode, ToleranceProfile> profiles(List<EngineMode> modes, ToleranceProfile user, String name, boolean quant)
-            throws WorkbenchException {
+    private static Map<EngineMode, ToleranceProfile> profiles(List<EngineMode> modes, ToleranceProfile user, String name, boolean quant,
+            Generation generation) throws WorkbenchException {
         Map<EngineMode, ToleranceProfile> out = new LinkedHashMap<>();
         for (EngineMode m : modes) {
-            out.put(m, user != null ? user : ToleranceProfile.resolve(name != null ? name : m.reference(quant).defaultProfile()));
+            out.put(m, user != null ? user : ToleranceProfile.resolve(name != null ? name : m.reference(quant, generation).defaultProfile()));
         }
         return out;
     }
@@ -208,7 +212,7 @@ final class ParityCommand implements Callable<Integer> {
         say.flush();
     }
 
-    private void checkSameGeometry(Geometry mine, ModelGeometry theirs) throws WorkbenchException {
+    private void checkSameGeometry(ModelGeometry mine, ModelGeometry theirs) throws WorkbenchException {
         String difference = GeometryDifference.of(mine, theirs);
         if (difference != null) {
             throw new WorkbenchException(ErrorKind.MODEL_MISMATCH, against + ": geometry differs from " + model + " (" + difference + "); parity needs the same architecture");
@@ -226,6 +230,22 @@ final class ParityCommand implements Callable<Integer> {
             if (!modes.contains(m)) modes.add(m);
         }
         return modes;
+    }
+
+    /**
+     * A Needle 3 model attends through its own mask (sliding_window on its local layers, every position on its
+     * global ones), on both sides, with nothing on top: a prompt must fit max_seq_len, and --window or --sinks,
+     * a Needle 2 deployment's window, are refused.
+     */
+    private Window checkModelMask(int positions, ModelGeometry g) throws WorkbenchException {
+        if (positions > g.maxSeqLen()) {
+            throw new WorkbenchException(ErrorKind.BAD_PROMPT, "the prompt has " + positions + " tokens, more than the model's max_seq_len " + g.maxSeqLen());
+        }
+        if (window != null && window > 0 || sinks > 0) {
+            throw new WorkbenchException(ErrorKind.BAD_OPTION, model + ": a " + g.generation() + " model attends through its own mask (sliding_window "
+                    + g.slidingWindowText() + "); --window and --sinks are Needle 2 options");
+        }
+        return new Window(0, "the model's own mask: sliding_window " + g.slidingWindowText());
     }
 
     /** The window both sides use (0 = none) and why, for the report. */

@@ -1,7 +1,5 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.core.v2.Geometry;
-
 /**
  * The activations of one forward over {@code rows} consecutive positions: row-major arrays, row {@code r}
  * for position {@link #first}{@code + r}. A session holds one of a single row for all its steps; a batch
@@ -23,12 +21,14 @@ final class Activations {
     final float[] u, bx, normed, mlpOut;
     /** An engram site's key and conv-mixed value [rows, d] and its gate [rows]. */
     final float[] engramKey, engramValue, alpha;
-    /** The attention projections [rows, q | k | v | gate], the gated attention [rows, q_dim], its output projection [rows, d]. */
+    /** The attention projections [rows, q | k | v | gate], the gated attention [rows, heads * v_head_dim], its output projection [rows, d]. */
     final float[] qkvg, attended, attnOut;
-    /** The final norm [logitRows, d] and the logits [logitRows, vocab]. */
+    /** The raw q | k | v projections [rows, q_dim + k_dim + v_dim] the QKV conv reads (empty without a conv). */
+    final float[] qkvRaw;
+    /** The final norm [logitRows, d] and the logits [logitRows, out_vocab]. */
     final float[] finalNorm, logits;
 
-    Activations(Geometry g, int rows, int logitRows) {
+    Activations(EngineShape g, int rows, int logitRows) {
         int d = g.dModel(), lanes = g.mhcLanes();
         this.rows = rows;
         this.logitRows = logitRows;
@@ -46,11 +46,12 @@ final class Activations {
         engramKey = new float[g.numEngramSites() == 0 ? 0 : rows * d];
         engramValue = new float[engramKey.length];
         alpha = new float[rows];
-        qkvg = new float[rows * (2 * g.qDim() + 2 * g.kvDim())];
-        attended = new float[rows * g.qDim()];
+        qkvg = new float[rows * g.qkvgDim()];
+        qkvRaw = new float[g.convTaps() == 0 ? 0 : rows * g.vAt() + rows * g.vDim()];
+        attended = new float[rows * g.attnDim()];
         attnOut = new float[rows * d];
         finalNorm = new float[logitRows * d];
-        logits = new float[logitRows * g.vocab()];
+        logits = new float[logitRows * g.outVocab()];
     }
 
     /** The update's lanes become the next block's input. */

@@ -70,17 +70,17 @@ public final class BatchPrefill implements Prefill, AutoCloseable {
                     + " (continue it with step or prefill)");
         }
         session.checkPrefill(tokens);
-        ForwardTaps taps = sink == null ? ForwardTaps.NONE : new ForwardTaps(sink, ModelWeights.layerNames(weights.g));
+        ForwardTaps taps = sink == null ? ForwardTaps.NONE : new ForwardTaps(sink, weights.s.layerNames());
         int t = tokens.length;
         boolean every = allLogits || taps.wants("logits") || taps.wants("final.norm");
-        Activations a = new Activations(weights.g, t, every ? t : 1);
+        Activations a = new Activations(weights.s, t, every ? t : 1);
         try (Arena arena = Arena.ofShared()) {
-            Kernels kernels = new DenseKernels(weights, dense, pool, tokens, session.cache(), arena);
-            new Forward(weights, Arithmetic.VECTOR, pool, kernels, a, taps).run(tokens, 0, true);
+            Kernels kernels = new DenseKernels(weights, dense, pool, tokens, session.caches(), arena);
+            new Forward(weights, Arithmetic.VECTOR, pool, kernels, a, taps, session.conv()).run(tokens, 0, true);
         }
         session.adoptPrefix(tokens);
         if (allLogits || !every) return a.logits;
-        return Arrays.copyOfRange(a.logits, (t - 1) * weights.g.vocab(), t * weights.g.vocab());
+        return Arrays.copyOfRange(a.logits, (t - 1) * weights.s.outVocab(), t * weights.s.outVocab());
     }
 
     @Override

@@ -1,11 +1,10 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.engine.cache.KvCache;
+import dev.needlewb.engine.cache.LayerCaches;
 import dev.needlewb.engine.cache.Visibility;
 import dev.needlewb.engine.kernel.RowPool;
 import dev.needlewb.engine.layer.Arithmetic;
-import dev.needlewb.engine.layer.Rows;
 import dev.needlewb.engine.layer.Softmax;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -14,19 +13,20 @@ import java.lang.foreign.ValueLayout;
 /**
  * Causal attention of a prompt's positions from 0 over their own keys and values, in float32 on
  * {@link DenseWeights}' packed kernel: per query head the scores {@code q K^T} on the key panels each
- * block of queries can see, the masked softmax ({@link Softmax#ofRow}), its product with the values (keys
- * past a block's last query have weight 0 and are skipped), gated. The keys and values are handed to the
- * session's cache as they are made (an int8 cache quantizes them as its own). Heads split over the pool.
+ * block of queries can see, the masked softmax under the layer's window ({@link Softmax#ofRow}), its product
+ * with the values (keys past a block's last query have weight 0 and are skipped), gated. Query and key heads
+ * are qk_head_dim wide, value heads v_head_dim. The keys and values are handed to the session's cache of the
+ * layer as they are made (an int8 cache quantizes them as its own). Heads split over the pool.
  */
 final class DenseAttention {
     private static final int PANEL = DenseWeights.PANEL, BLOCK = DenseWeights.BLOCK;
     private static final Arithmetic.Exponential EXP = Arithmetic.VECTOR.exp();
 
     private final RowPool pool;
-    private final KvCache cache;
-    private final Visibility visibility;
-    private final int t, heads, kvHeads, headDim, group, qDim, kvDim, qkvgDim;
-    /** Rotated queries scaled by 1/sqrt(head_dim) as [heads, T, head_dim] (the kernel reads each head's rows); keys and values [T, kv_dim]. */
+    private final EngineShape shape;
+    private final LayerCaches caches;
+    private final int t, heads, kvHeads, headDim, valueHeadDim, group, qDim, kvDim, valueDim, qkvgDim;
+    /** Rotated queries scaled by 1/sqrt(qk_head_dim) as [heads, T, qk_head_dim] (the kernel reads each head's rows); keys [T, k_dim], values [T, v_dim]. */
     private final float[] queries, k, v;
     private final MemorySegment keySegment, valueSegment;
     /** Panels of positions (keys) and of head dims (values), and the row strides of the scores and head outputs. */
@@ -35,23 +35,25 @@ final class DenseAttention {
     private final float[][] scores, headOuts;
 
     /** Buffers for a prompt of {@code t} positions; the packed keys and values off-heap in {@code arena}. */
-    DenseAttention(Geometry g, RowPool pool, KvCache cache, int t, Arena arena) {
+    DenseAttention(EngineShape g, RowPool pool, LayerCaches caches, int t, Arena arena) {
         this.pool = pool;
-        this.cache = cache;
-        this.visibility = cache.visibility();
+        this.shape = g;
+        this.caches = caches;
         this.t = t;
         heads = g.numHeads();
         kvHeads = g.numKvHeads();
-        headDim = g.headDim();
+        headDim = g.qkHeadDim();
+        valueHeadDim = g.vHeadDim();
         group = heads / kvHeads;
         qDim = g.qDim();
-        kvDim = g.kvDim();
-        qkvgDim = 2 * qDim + 2 * kvDim;
+        kvDim = g.kDim();
+        valueDim = g.vDim();
+        qkvgDim = g.qkvgDim();
         queries = new float[t * qDim];
         k = new float[t * kvDim];
-        v = new float[t * kvDim];
+        v = new float[t * valueDim];
         keyPanelCount = (t + PANEL - 1) / PANEL;
-        valuePanelCount = (headDim + PANEL - 1) / PANEL;
+        valuePanelCount = (valueHeadDim + PANEL - 1) / PANEL;
         keyStride = keyPanelCount * PANEL;
         valueStride = valuePanelCount * PANEL;
         // Off-heap like the weights: the kernel then only ever sees native segments (a heap segment
@@ -65,21 +67,24 @@ final class DenseAttention {
     /** {@code o = attention(q) * sigmoid(gate)} for every position of {@code qkvg} [T, q | k | v | gate]; stores k and v in the cache. */
     void attend(int layer, float[] qkvg, float[] o) {
         float scale = (float) (1.0 / Math.sqrt(headDim));
+        KvCache cache = caches.cache(layer);
+        int index = caches.index(layer);
         pool.ranges(t, (from, to, thread) -> {
             for (int pos = from; pos < to; pos++) {
                 int at = pos * qkvgDim;
-                System.arraycopy(qkvg, at + qDim, k, pos * kvDim, kvDim);
-                System.arraycopy(qkvg, at + qDim + kvDim, v, pos * kvDim, kvDim);
+                System.arraycopy(qkvg, at + shape.kAt(), k, pos * kvDim, kvDim);
+                System.arraycopy(qkvg, at + shape.vAt(), v, pos * valueDim, valueDim);
                 for (int h = 0; h < heads; h++) {
                     int dst = ((h * t) + pos) * headDim;
                     for (int i = 0; i < headDim; i++) queries[dst + i] = qkvg[at + h * headDim + i] * scale;
                 }
             }
         });
-        pool.ranges(t, (from, to, thread) -> cache.writePrompt(layer, t, k, v, from, to));
+        pool.ranges(t, (from, to, thread) -> cache.writePrompt(index, t, k, v, from, to));
         pool.ranges(kvHeads, (from, to, thread) -> packKeysValues(from, to));
+        Visibility visibility = cache.visibility();
         pool.ranges(heads, (from, to, thread) -> {
-            for (int h = from; h < to; h++) attendHead(h, qkvg, scores[thread], headOuts[thread], o);
+            for (int h = from; h < to; h++) attendHead(h, visibility, qkvg, scores[thread], headOuts[thread], o);
         });
     }
 
@@ -90,14 +95,17 @@ final class DenseAttention {
                 for (int i = 0; i < headDim; i++) {
                     int src = pos * kvDim + kh * headDim + i;
                     keySegment.setAtIndex(ValueLayout.JAVA_FLOAT, ((kh * keyPanelCount + pos / PANEL) * headDim + i) * PANEL + pos % PANEL, k[src]);
+                }
+                for (int i = 0; i < valueHeadDim; i++) {
+                    int src = pos * valueDim + kh * valueHeadDim + i;
                     valueSegment.setAtIndex(ValueLayout.JAVA_FLOAT, ((kh * valuePanelCount + i / PANEL) * t + pos) * PANEL + i % PANEL, v[src]);
                 }
             }
         }
     }
 
-    /** Query head {@code h} over all positions, gated by sigmoid(gate) into {@code o}. */
-    private void attendHead(int h, float[] qkvg, float[] weights, float[] headOut, float[] o) {
+    /** Query head {@code h} over all positions under {@code visibility}, gated into its columns of {@code o}. */
+    private void attendHead(int h, Visibility visibility, float[] qkvg, float[] weights, float[] headOut, float[] o) {
         int kh = h / group, q0 = h * t * headDim;
         long keyPanelBytes = (long) headDim * PANEL * Float.BYTES, valuePanelBytes = (long) t * PANEL * Float.BYTES;
         long keyBase = kh * keyPanelCount * keyPanelBytes, valueBase = kh * valuePanelCount * valuePanelBytes;
@@ -125,9 +133,9 @@ final class DenseAttention {
                 DenseWeights.row(weights, r * keyStride, valueSegment, valueBase + p * valuePanelBytes, r + 1, headOut, r * valueStride + p * PANEL);
             }
         }
+        int attnDim = shape.attnDim();
         for (int pos = 0; pos < t; pos++) {
-            Rows.gate(headOut, pos * valueStride, qkvg, pos * qkvgDim + qDim + 2 * kvDim + h * headDim, EXP, o, pos * qDim + h * headDim,
-                    headDim);
+            AttentionGate.head(shape, h, headOut, pos * valueStride, qkvg, pos * qkvgDim + shape.gateAt(), EXP, o, pos * attnDim + h * valueHeadDim);
         }
     }
 }

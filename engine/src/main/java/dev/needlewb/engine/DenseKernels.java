@@ -1,7 +1,6 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.core.v2.Geometry;
-import dev.needlewb.engine.cache.KvCache;
+import dev.needlewb.engine.cache.LayerCaches;
 import dev.needlewb.engine.kernel.RowPool;
 import dev.needlewb.engine.layer.Arithmetic;
 import dev.needlewb.engine.layer.Engram;
@@ -28,15 +27,15 @@ final class DenseKernels implements Kernels {
     private final Engram.Tables tables;
     private final int d, lanes;
 
-    /** The kernels of the prompt {@code tokens} (positions from 0) into {@code cache}; scratch off-heap in {@code arena}. */
-    DenseKernels(ModelWeights w, DenseWeights dense, RowPool pool, int[] tokens, KvCache cache, Arena arena) {
-        Geometry g = w.g;
+    /** The kernels of the prompt {@code tokens} (positions from 0) into {@code caches}; scratch off-heap in {@code arena}. */
+    DenseKernels(ModelWeights w, DenseWeights dense, RowPool pool, int[] tokens, LayerCaches caches, Arena arena) {
+        EngineShape g = w.s;
         this.w = w;
         this.dense = dense;
         this.pool = pool;
         this.tokens = tokens;
-        this.attention = new DenseAttention(g, pool, cache, tokens.length, arena);
-        this.tables = ModelWeights.engramTables(g);
+        this.attention = new DenseAttention(g, pool, caches, tokens.length, arena);
+        this.tables = g.engramTables();
         d = g.dModel();
         lanes = g.mhcLanes();
     }
@@ -67,7 +66,7 @@ final class DenseKernels implements Kernels {
     @Override
     public void engram(int site, Activations a) {
         Engram.Weights ew = w.engrams[site];
-        Geometry g = w.g;
+        EngineShape g = w.s;
         int width = tables.count() * ew.tables().cols();
         float[] rows = new float[a.rows * width];
         IntUnaryOperator tokenAt = p -> p >= 0 ? tokens[p] : 0;

@@ -1,6 +1,5 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.core.simd.VectorWidth;
 import dev.needlewb.engine.kernel.Lanes;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
@@ -46,7 +45,7 @@ final class DenseWeights implements AutoCloseable {
     final Matrix logits;
 
     DenseWeights(ModelWeights w) {
-        Geometry g = w.g;
+        EngineShape g = w.s;
         arena = Arena.ofShared();
         try {
             layers = new Layer[g.numLayers()];
@@ -56,7 +55,7 @@ final class DenseWeights implements AutoCloseable {
             }
             engramKeyValue = new Matrix[w.engrams.length];
             for (int s = 0; s < engramKeyValue.length; s++) engramKeyValue[s] = pack(w.engrams[s].key(), w.engrams[s].value());
-            logits = pack(w.embedding);
+            logits = pack(w.logits);
         } catch (RuntimeException e) {
             arena.close();
             throw e;

@@ -1,20 +1,20 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.converter.v2.V2Header;
 import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactFormat;
-import dev.needlewb.core.v2.Geometry;
+import dev.needlewb.core.generation.ModelGeometry;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.engine.kernel.RowPool;
 import dev.needlewb.engine.cache.KvCache;
 import java.nio.file.Path;
 
 /**
- * A loaded Needle 2 model: the {@code .cact} (copied into memory) viewed as packed weights, plus the run options
- * and the row-splitting thread pool. Loading reads the header and directory, widens the FP16
+ * A loaded model of either generation ({@link EngineGenerations} builds its {@link EngineShape}): the
+ * {@code .cact} (copied into memory) viewed as packed weights, plus the run options and the row-splitting
+ * thread pool. Loading reads the header and directory, widens the FP16
  * vectors, and builds views: no CQ matrix is ever dequantized. Sessions hold the per-sequence state.
  */
 public final class Engine implements AutoCloseable {
@@ -24,25 +24,43 @@ public final class Engine implements AutoCloseable {
     private final EngineOptions options;
     private final RowPool pool;
     private final int window;
+    private final int[] windows;
     private final int maxPositions;
 
-    /** Needle 2's engine over {@code file}; reached through {@link EngineGenerations}. */
-    Engine(CactFile file, boolean ownsFile, EngineOptions options) throws WorkbenchException {
+    /**
+     * The engine of {@code shape} over {@code file}; reached through {@link EngineGenerations}. Needle 2 attends
+     * over the options' window (the header's kv_window by default) with their sinks; Needle 3 over its own
+     * mask, to which options may add no window (a positive one or sinks are refused).
+     */
+    Engine(CactFile file, boolean ownsFile, EngineOptions options, EngineShape shape) throws WorkbenchException {
         this.file = file;
         this.ownsFile = ownsFile;
         this.options = options;
-        Geometry g = Geometry.of(file.geometry());
-        // A header kv_window of max_seq_len or more never binds: no window (Geometry.slidingWindow).
-        this.window = options.window() == EngineOptions.FROM_HEADER ? g.slidingWindow() : options.window();
-        int asked = options.maxPositions() == EngineOptions.FROM_HEADER ? g.maxSeqLen() : options.maxPositions();
+        if (shape.maskedByModel()) {
+            // Window 0 (none) adds nothing to the model's own mask, which is what a float reference computes.
+            if (options.window() > 0 || options.sinks() != 0) {
+                throw new WorkbenchException(ErrorKind.BAD_OPTION, file.path() + ": a Needle 3 model attends as upstream's mask says (sliding_window "
+                        + shape.geometry().slidingWindowText() + "); a KV window or sinks on top of it are Needle 2 options");
+            }
+            this.windows = shape.headerWindows();
+            this.window = java.util.Arrays.stream(windows).max().orElse(0);
+        } else {
+            // A header kv_window of max_seq_len or more never binds: no window (Geometry.slidingWindow).
+            this.window = options.window() == EngineOptions.FROM_HEADER ? shape.headerWindows()[0] : options.window();
+            this.windows = new int[shape.numLayers()];
+            java.util.Arrays.fill(windows, window);
+        }
+        int asked = options.maxPositions() == EngineOptions.FROM_HEADER ? shape.maxSeqLen() : options.maxPositions();
         // A session's caches grow with the positions it reaches; only a windowless one past ~2^31 / kv_dim
         // positions would outgrow a Java array (millions of tokens, against a header that may say 2^31 - 1).
-        this.maxPositions = Math.min(asked, KvCache.positionLimit(g.kvDim(), window, options.sinks()));
-        if (options.mode() == NumericMode.INT8 && g.kvBits() != 8) {
-            throw new FormatException(ErrorKind.UNSUPPORTED, file.path(), CactFormat.OFF_KV_BITS, "header kv_bits " + g.kvBits()
+        int limit = Integer.MAX_VALUE, widest = Math.max(shape.kDim(), shape.vDim());
+        for (int w : windows) limit = Math.min(limit, KvCache.positionLimit(widest, w, options.sinks()));
+        this.maxPositions = Math.min(asked, limit);
+        if (options.mode() == NumericMode.INT8 && shape.kvBits() != 8) {
+            throw new FormatException(ErrorKind.UNSUPPORTED, file.path(), CactFormat.OFF_KV_BITS, "header kv_bits " + shape.kvBits()
                     + ": the engine's int8 mode runs an 8-bit KV cache only");
         }
-        this.weights = new ModelWeights(file);
+        this.weights = new ModelWeights(file, shape);
         this.pool = new RowPool(options.threads());
     }
 
@@ -62,26 +80,27 @@ public final class Engine implements AutoCloseable {
         return EngineGenerations.of(file).load(file, false, options);
     }
 
-    public Geometry geometry() {
-        return weights.g;
+    public ModelGeometry geometry() {
+        return weights.s.geometry();
     }
 
     public EngineOptions options() {
         return options;
     }
 
-    /** The sliding window in effect (0 = none). */
+    /** The sliding window in effect (0 = none); Needle 3: its local layers'. */
     public int window() {
         return window;
     }
 
     /**
      * The window in effect and where it comes from, for reports: the header's
-     * ({@link Geometry#slidingWindowText}, e.g. {@code none (kv_window 160 >= max_seq_len 128)})
-     * or the caller's.
+     * ({@link ModelGeometry#slidingWindowText}, e.g. {@code none (kv_window 160 >= max_seq_len 128)}; Needle 3's
+     * {@code 16 (global layers [2])}) or the caller's.
      */
     public String windowText() {
-        if (options.window() == EngineOptions.FROM_HEADER) return weights.g.slidingWindowText() + (window > 0 ? " (header kv_window)" : "");
+        if (weights.s.maskedByModel()) return weights.s.geometry().slidingWindowText() + " (the model's sliding_window)";
+        if (options.window() == EngineOptions.FROM_HEADER) return weights.s.geometry().slidingWindowText() + (window > 0 ? " (header kv_window)" : "");
         return (window > 0 ? Integer.toString(window) : "none") + " (set for this run)";
     }
 
@@ -101,12 +120,12 @@ public final class Engine implements AutoCloseable {
 
     /** A fresh sequence at position 0 without taps. */
     public Session newSession() {
-        return new Session(weights, options.mode(), pool, window, options.sinks(), maxPositions, null);
+        return new Session(weights, options.mode(), pool, windows, options.sinks(), maxPositions, null);
     }
 
     /** A fresh sequence recording taps into {@code taps}. */
     public Session newSession(TapSink taps) {
-        return new Session(weights, options.mode(), pool, window, options.sinks(), maxPositions, taps);
+        return new Session(weights, options.mode(), pool, windows, options.sinks(), maxPositions, taps);
     }
 
     @Override

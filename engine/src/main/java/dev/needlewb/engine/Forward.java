@@ -1,13 +1,12 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.engine.ForwardTaps.Block;
 import dev.needlewb.engine.kernel.RowPool;
 import dev.needlewb.engine.layer.Arithmetic;
 import dev.needlewb.engine.layer.Engram;
-import dev.needlewb.engine.layer.HadamardMlp;
 import dev.needlewb.engine.layer.Mhc;
 import dev.needlewb.engine.layer.Norms;
+import dev.needlewb.engine.layer.QkvConv;
 import dev.needlewb.engine.layer.Rope;
 import dev.needlewb.engine.layer.Rows;
 import dev.needlewb.engine.layer.Sinkhorn;
@@ -15,8 +14,11 @@ import dev.needlewb.engine.layer.Sinkhorn;
 /**
  * The engine's forward (SPEC section 3; upstream {@code decode._forward_cached} without fake quantization)
  * of the tokens at consecutive positions: the scaled embedding in every lane, each block (the mHC
- * coefficients and block input, the engram injection at a site, attention, the Hadamard MLP, the mHC
- * update), the mean of the lanes through the final norm to the logits. This is the one place that
+ * coefficients and block input, the engram injection at a site, attention, the MLP, the mHC
+ * update), the mean of the lanes through the final norm to the logits. The same order runs both
+ * generations ({@link EngineShape}): Needle 3 adds the QKV conv between the projections and the head norms
+ * ({@link QkvConv}, its history the sequence's), value heads of their own width, a per-head gate, its
+ * Kronecker MLP and the logits of the first out_vocab rows. This is the one place that
  * order is written, for one position (a session's step) and many (a batch prefill); the matrix
  * products and the attention over keys and values are the {@link Kernels} of the case, and the
  * passes between them round as the {@link Arithmetic} says.
@@ -34,11 +36,13 @@ final class Forward {
     private final ForwardTaps taps;
     private final Rope rope;
     private final int[] siteOfLayer;
-    private final int layers, d, lanes, heads, kvHeads, headDim, qDim, kvDim, qkvgDim, coefWidth;
+    private final QkvConv conv;
+    private final Arithmetic.Exponential exp;
+    private final int layers, d, lanes, heads, kvHeads, qkHeadDim, vHeadDim, kAt, vAt, qkvgDim, coefWidth, outVocab;
     private final float embedScale;
     private final float[] embedScratch;
-    /** Per thread: the Hadamard MLP's buffer, the mHC residual logits. */
-    private final HadamardMlp[] mlps;
+    /** Per thread: the MLP's scratch, the mHC residual logits. */
+    private final float[][] mlpScratch;
     private final float[][] resLogits;
 
     /** The block the passes run, and its attention gate {@code sigmoid(attn_gate)}. */
@@ -46,11 +50,15 @@ final class Forward {
     private LayerWeights lw;
     private float attnGate;
     private final RowPool.Ranges blockInput = this::blockInput, engramGate = this::engramGate, attnNorm = this::attnNorm,
-            headNorms = this::headNorms, attnResidual = this::attnResidual, mlp = this::mlp, update = this::update;
+            convolve = this::convolve, headNorms = this::headNorms, attnResidual = this::attnResidual, mlp = this::mlp,
+            update = this::update;
 
-    Forward(ModelWeights w, Arithmetic arithmetic, RowPool pool, Kernels kernels, Activations a, ForwardTaps taps) {
-        Geometry g = w.g;
+    /** {@code conv}: the sequence's QKV conv state, null when the model has none. */
+    Forward(ModelWeights w, Arithmetic arithmetic, RowPool pool, Kernels kernels, Activations a, ForwardTaps taps, QkvConv conv) {
+        EngineShape g = w.s;
         this.w = w;
+        this.conv = conv;
+        this.exp = arithmetic.exp();
         this.sums = arithmetic.sums();
         this.pool = pool;
         this.kernels = kernels;
@@ -61,18 +69,21 @@ final class Forward {
         lanes = g.mhcLanes();
         heads = g.numHeads();
         kvHeads = g.numKvHeads();
-        headDim = g.headDim();
-        qDim = g.qDim();
-        kvDim = g.kvDim();
-        qkvgDim = 2 * qDim + 2 * kvDim;
+        qkHeadDim = g.qkHeadDim();
+        vHeadDim = g.vHeadDim();
+        kAt = g.kAt();
+        vAt = g.vAt();
+        qkvgDim = g.qkvgDim();
+        outVocab = g.outVocab();
         coefWidth = 2 * lanes + lanes * lanes;
         embedScale = (float) Math.sqrt(d);
         embedScratch = new float[w.embedding.decodeScratchLength()];
-        rope = new Rope(headDim, g.ropeTheta(), a.rows);
-        siteOfLayer = ModelWeights.siteOfLayer(g);
-        mlps = new HadamardMlp[pool.threads()];
+        rope = new Rope(qkHeadDim, g.ropeTheta(), a.rows);
+        siteOfLayer = g.siteOfLayer();
+        int scratch = 0;
+        for (LayerWeights lw : w.layers) scratch = Math.max(scratch, lw.mlp().scratchLength());
+        mlpScratch = new float[pool.threads()][scratch];
         resLogits = new float[pool.threads()][lanes * lanes];
-        for (int t = 0; t < mlps.length; t++) mlps[t] = new HadamardMlp(d, g.hadaN(), arithmetic.exp());
     }
 
     /**
@@ -122,16 +133,27 @@ final class Forward {
         // Attention with its zero-centred norms: bx += sigmoid(attn_gate) ZCN(attention(ZCN(bx))).
         pool.ranges(a.rows, attnNorm);
         kernels.qkvg(l, a);
+        if (conv != null) {
+            int width = conv.width();
+            for (int r = 0; r < a.rows; r++) System.arraycopy(a.qkvg, r * qkvgDim, a.qkvRaw, r * width, width);
+            pool.ranges(a.rows, convolve);
+            conv.remember(l, a.qkvRaw, a.first, a.rows);
+            taps.record(l, Block.ATTN_Q_CONV, a.qkvg, 0, qkvgDim, kAt);
+            taps.record(l, Block.ATTN_K_CONV, a.qkvg, kAt, qkvgDim, vAt - kAt);
+            taps.record(l, Block.ATTN_V_CONV, a.qkvg, vAt, qkvgDim, width - vAt);
+        }
         pool.ranges(a.rows, headNorms);
-        taps.record(l, Block.ATTN_Q, a.qkvg, 0, qkvgDim, heads, headDim);
-        taps.record(l, Block.ATTN_K, a.qkvg, qDim, qkvgDim, kvHeads, headDim);
-        taps.record(l, Block.ATTN_V, a.qkvg, qDim + kvDim, qkvgDim, kvHeads, headDim);
+        taps.record(l, Block.ATTN_Q, a.qkvg, 0, qkvgDim, heads, qkHeadDim);
+        taps.record(l, Block.ATTN_K, a.qkvg, kAt, qkvgDim, kvHeads, qkHeadDim);
+        taps.record(l, Block.ATTN_V, a.qkvg, vAt, qkvgDim, kvHeads, vHeadDim);
         kernels.attend(l, a);
         kernels.out(l, a);
         taps.record(l, Block.ATTN_OUT, a.attnOut, 0, d, d);
         pool.ranges(a.rows, attnResidual);
 
         pool.ranges(a.rows, mlp);
+        taps.record(l, Block.MLP_IN, a.normed, 0, d, d);
+        taps.record(l, Block.MLP_OUT, a.mlpOut, 0, d, d);
         taps.record(l, Block.BLOCK_OUT, a.bx, 0, d, d);
 
         // The mHC update: X = sinkhorn(A) X + hpost (bx - u).
@@ -167,17 +189,22 @@ final class Forward {
         for (int r = from; r < to; r++) Norms.zcn(sums, a.bx, r * d, d, lw.normIn(), 0, a.normed, r * d);
     }
 
+    /** Per row: the QKV conv of the raw projections into q | k | v. */
+    private void convolve(int from, int to, int thread) {
+        for (int r = from; r < to; r++) conv.apply(layer, lw.qkvTaps(), a.qkvRaw, a.first, r, a.qkvg, r * qkvgDim);
+    }
+
     /** Per row: the query and key heads' norms and rotation, in place. */
     private void headNorms(int from, int to, int thread) {
         for (int r = from; r < to; r++) {
             int at = r * qkvgDim;
-            for (int h = 0; h < heads; h++) Norms.zcn(sums, a.qkvg, at + h * headDim, headDim, lw.qNorm(), 0, a.qkvg, at + h * headDim);
+            for (int h = 0; h < heads; h++) Norms.zcn(sums, a.qkvg, at + h * qkHeadDim, qkHeadDim, lw.qNorm(), 0, a.qkvg, at + h * qkHeadDim);
             for (int h = 0; h < kvHeads; h++) {
-                int k = at + qDim + h * headDim;
-                Norms.zcn(sums, a.qkvg, k, headDim, lw.kNorm(), 0, a.qkvg, k);
+                int k = at + kAt + h * qkHeadDim;
+                Norms.zcn(sums, a.qkvg, k, qkHeadDim, lw.kNorm(), 0, a.qkvg, k);
             }
             rope.apply(a.qkvg, at, heads, r);
-            rope.apply(a.qkvg, at + qDim, kvHeads, r);
+            rope.apply(a.qkvg, at + kAt, kvHeads, r);
         }
     }
 
@@ -188,12 +215,12 @@ final class Forward {
         }
     }
 
-    /** Per row: the Hadamard MLP residual {@code bx += mlp(ZCN(bx))}. */
+    /** Per row: the MLP residual {@code bx += mlp(ZCN(bx))}. */
     private void mlp(int from, int to, int thread) {
-        HadamardMlp m = mlps[thread];
+        float[] scratch = mlpScratch[thread];
         for (int r = from; r < to; r++) {
             Norms.zcn(sums, a.bx, r * d, d, lw.preHada(), 0, a.normed, r * d);
-            m.apply(a.normed, r * d, lw.d1(), lw.d2(), lw.d3(), a.mlpOut, r * d);
+            lw.mlp().apply(a.normed, r * d, a.mlpOut, r * d, scratch, exp);
             Rows.add(a.bx, r * d, a.mlpOut, r * d, d);
         }
     }
@@ -214,6 +241,6 @@ final class Forward {
         }
         taps.recordLast("final.norm", count, a.finalNorm, d);
         kernels.logits(a, count);
-        taps.recordLast("logits", count, a.logits, w.g.vocab());
+        taps.recordLast("logits", count, a.logits, outVocab);
     }
 }

@@ -10,9 +10,9 @@ import java.util.Arrays;
 final class ForwardTaps {
     /** The taps of a block, in the order a block records them (as {@code layerNN.<name>}). */
     enum Block {
-        LANES_IN("lanes_in"), HPRE("hpre"), U("u"), ENGRAM_ALPHA("engram_alpha"), ATTN_Q("attn.q"), ATTN_K("attn.k"),
-        ATTN_V("attn.v"), ATTN_OUT("attn.out"), BLOCK_OUT("block_out"), HPOST("hpost"), SINKHORN("sinkhorn"),
-        LANES_OUT("lanes_out");
+        LANES_IN("lanes_in"), HPRE("hpre"), U("u"), ENGRAM_ALPHA("engram_alpha"), ATTN_Q_CONV("attn.q_conv"), ATTN_K_CONV("attn.k_conv"),
+        ATTN_V_CONV("attn.v_conv"), ATTN_Q("attn.q"), ATTN_K("attn.k"), ATTN_V("attn.v"), ATTN_OUT("attn.out"), MLP_IN("mlp.in"),
+        MLP_OUT("mlp.out"), BLOCK_OUT("block_out"), HPOST("hpost"), SINKHORN("sinkhorn"), LANES_OUT("lanes_out");
 
         private final String suffix;
 

@@ -1,8 +1,5 @@
 package dev.needlewb.engine;
 
-import static dev.needlewb.converter.v2.ModelTensor.*;
-
-import dev.needlewb.converter.v2.V2Header;
 import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.converter.cact.CactDType;
@@ -10,26 +7,30 @@ import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.TensorRecord;
 import dev.needlewb.converter.cq.CqNibbles;
 import dev.needlewb.converter.cq.InvalidCodeException;
-import dev.needlewb.core.v2.Geometry;
-import dev.needlewb.converter.v2.TensorName;
 import dev.needlewb.engine.kernel.Activation;
 import dev.needlewb.engine.kernel.CodeLayout;
 import dev.needlewb.engine.kernel.PackedCqMatrix;
 import dev.needlewb.engine.layer.Engram;
+import dev.needlewb.engine.layer.HadamardMlp;
+import dev.needlewb.engine.layer.KroneckerMlp;
 import dev.needlewb.engine.layer.MhcWeights;
+import dev.needlewb.engine.layer.Mlp;
 import java.lang.foreign.MemorySegment;
 
 /**
  * The weights of a {@code .cact} as the engine runs them: every CQ matrix is a {@link PackedCqMatrix}
- * view over the file's bytes in memory (no dense copy); only the FP16 vectors (norm gains, Hadamard diagonals,
- * mHC scalars, engram taps; a few hundred KB for the released model) are widened to float32. The
- * kernels take 2-bit (and ternary) and 4-bit codes: a 3-bit matrix, and every matrix that shares
- * an input with a 4-bit one, is re-packed once at load into a heap copy at 4 bits per code
- * ({@link CqNibbles}, half a byte per padded weight) with its codebook padded to 16 entries.
+ * view over the file's bytes in memory (no dense copy); only the FP16 vectors (norm gains, MLP diagonals and,
+ * in Needle 3, its small Kronecker factors and conditioner and the QKV conv taps; mHC scalars, engram taps; a
+ * few hundred KB for the released models) are widened to float32. The kernels take 2-bit (and ternary) and
+ * 4-bit codes: a 3-bit matrix, and every matrix that shares an input with a 4-bit one, is re-packed once at
+ * load into a heap copy at 4 bits per code ({@link CqNibbles}, half a byte per padded weight) with its
+ * codebook padded to 16 entries. Both generations name the tensors they share alike ({@code layerNN.q_proj}).
  */
 final class ModelWeights {
-    final Geometry g;
+    final EngineShape s;
     final PackedCqMatrix embedding;
+    /** The logit projection: the embedding's first out_vocab rows (all of them in Needle 2). */
+    final PackedCqMatrix logits;
     final LayerWeights[] layers;
     final MhcWeights mhc;
     final Engram.Weights[] engrams;
@@ -37,63 +38,86 @@ final class ModelWeights {
 
     private final CactFile file;
 
-    ModelWeights(CactFile file) throws FormatException {
+    ModelWeights(CactFile file, EngineShape s) throws FormatException {
         this.file = file;
-        this.g = Geometry.of(file.geometry());
-        int repeated = g.repeatedSite();
-        if (repeated >= 0) {
-            throw new FormatException(ErrorKind.UNSUPPORTED, file.path(), V2Header.OFF_SITES + 4L * repeated, "engram site " + repeated + " repeats layer "
-                    + g.engramSites()[repeated] + ": the engine injects one site per layer (upstream adds both)");
-        }
-        embedding = cq(EMBEDDING.single(), kernelBits(EMBEDDING.single()));
-        mhc = new MhcWeights(g.mhcLanes(), fp(MHC_A_PRE.single()), fp(MHC_A_POST.single()), fp(MHC_A_RES.single()),
-                fp(MHC_B_PRE.single()), fp(MHC_B_POST.single()), fp(MHC_B_RES.single()));
-        PackedCqMatrix[] phi = sharingInput(MHC_PHI_PRE.single(), MHC_PHI_POST.single(), MHC_PHI_RES.single());
+        this.s = s;
+        embedding = cq("embedding", kernelBits("embedding"));
+        logits = s.outVocab() == s.vocab() ? embedding : embedding.rowSlice(0, s.outVocab());
+        mhc = new MhcWeights(s.mhcLanes(), fp("mhc_a_pre"), fp("mhc_a_post"), fp("mhc_a_res"), fp("mhc_b_pre"), fp("mhc_b_post"), fp("mhc_b_res"));
+        PackedCqMatrix[] phi = sharingInput("mhc_phi_pre", "mhc_phi_post", "mhc_phi_res");
         PackedCqMatrix phiPre = phi[0], phiPost = phi[1], phiRes = phi[2];
-        int n = g.mhcLanes();
-        layers = new LayerWeights[g.numLayers()];
+        int n = s.mhcLanes();
+        int[][] perms = s.mlp() == EngineShape.Mlp.KRONECKER ? new int[][] {permutation("hada_p1"), permutation("hada_p2")} : null;
+        layers = new LayerWeights[s.numLayers()];
         for (int i = 0; i < layers.length; i++) {
-            PackedCqMatrix[] qkvg = sharingInput(Q_PROJ.at(i), K_PROJ.at(i), V_PROJ.at(i), GATE_PROJ.at(i));
-            layers[i] = new LayerWeights(fp(NORM_IN.at(i)), qkvg[0], qkvg[1], qkvg[2],
-                    fp(Q_NORM.at(i)), fp(K_NORM.at(i)), qkvg[3], cq(OUT_PROJ.at(i), kernelBits(OUT_PROJ.at(i))), fp(POST_NORM.at(i)),
-                    fp(ATTN_GATE.at(i))[0], fp(PRE_HADA.at(i)), fp(D1.at(i)), fp(D2.at(i)), fp(D3.at(i)),
+            PackedCqMatrix[] qkvg = sharingInput(layer(i, "q_proj"), layer(i, "k_proj"), layer(i, "v_proj"), layer(i, "gate_proj"));
+            Mlp mlp = perms == null ? new HadamardMlp(s.dModel(), s.hadaN(), fp(layer(i, "d1")), fp(layer(i, "d2")), fp(layer(i, "d3")))
+                    : kronecker(i, perms[0], perms[1]);
+            layers[i] = new LayerWeights(fp(layer(i, "norm_in")), qkvg[0], qkvg[1], qkvg[2], s.convTaps() > 0 ? convTaps(i) : null,
+                    fp(layer(i, "q_norm")), fp(layer(i, "k_norm")), qkvg[3], cq(layer(i, "out_proj"), kernelBits(layer(i, "out_proj"))),
+                    fp(layer(i, "post_norm")), fp(layer(i, "attn_gate"))[0], fp(layer(i, "pre_hada")), mlp,
                     phiPre.rowSlice(i * n, n), phiPost.rowSlice(i * n, n), phiRes.rowSlice(i * n * n, n * n));
         }
-        engrams = new Engram.Weights[g.numEngramSites()];
-        for (int s = 0; s < engrams.length; s++) {
-            PackedCqMatrix[] kv = sharingInput(ENGRAM_KEY_PROJ.at(s), ENGRAM_VALUE_PROJ.at(s));
-            engrams[s] = new Engram.Weights(cq(ENGRAM_TABLES.at(s), kernelBits(ENGRAM_TABLES.at(s))), kv[0], kv[1], fp(ENGRAM_TAPS.at(s)));
+        engrams = new Engram.Weights[s.numEngramSites()];
+        for (int e = 0; e < engrams.length; e++) {
+            PackedCqMatrix[] kv = sharingInput("engram" + e + ".key_proj", "engram" + e + ".value_proj");
+            String tables = "engram" + e + ".tables";
+            engrams[e] = new Engram.Weights(cq(tables, kernelBits(tables)), kv[0], kv[1], fp("engram" + e + ".taps"));
         }
-        finalNorm = fp(FINAL_NORM.single());
+        finalNorm = fp("final_norm");
     }
 
-    /** The engram hashing geometry of {@code g}. */
-    static Engram.Tables engramTables(Geometry g) {
-        return new Engram.Tables(g.engramOrders(), g.engramHeads(), g.engramSlots());
+    private static String layer(int i, String tensor) {
+        return String.format("layer%02d.%s", i, tensor);
     }
 
-    /** The engram site of every layer, or -1. */
-    static int[] siteOfLayer(Geometry g) {
-        int[] site = new int[g.numLayers()];
-        java.util.Arrays.fill(site, -1);
-        for (int s = 0; s < g.numEngramSites(); s++) site[g.engramSites()[s]] = s;
-        return site;
+    /** The layer's q|k|v conv taps, {@code [taps, qDim + kDim + vDim]}: each tap's q, k and v channels side by side. */
+    private float[] convTaps(int i) throws FormatException {
+        float[] q = fp(layer(i, "q_taps")), k = fp(layer(i, "k_taps")), v = fp(layer(i, "v_taps"));
+        int qd = s.qDim(), kd = s.kDim(), vd = s.vDim(), width = qd + kd + vd;
+        float[] taps = new float[s.convTaps() * width];
+        for (int j = 0; j < s.convTaps(); j++) {
+            System.arraycopy(q, j * qd, taps, j * width, qd);
+            System.arraycopy(k, j * kd, taps, j * width + qd, kd);
+            System.arraycopy(v, j * vd, taps, j * width + qd + kd, vd);
+        }
+        return taps;
     }
 
-    /** Tap name prefixes, {@code layerNN.}. */
-    static String[] layerNames(Geometry g) {
-        String[] names = new String[g.numLayers()];
-        java.util.Arrays.setAll(names, l -> String.format("layer%02d.", l));
-        return names;
+    /** Needle 3's MLP of layer {@code i}: FP16 factors and conditioner widened as stored (3-d factors: block-untied). */
+    private KroneckerMlp kronecker(int i, int[] p1, int[] p2) throws FormatException {
+        boolean untied = record(layer(i, "w1a")).shape().length == 3;
+        KroneckerMlp.Factors[] stages = new KroneckerMlp.Factors[3];
+        for (int st = 0; st < 3; st++) stages[st] = new KroneckerMlp.Factors(fp(layer(i, "w" + (st + 1) + "a")), fp(layer(i, "w" + (st + 1) + "b")));
+        return new KroneckerMlp(s.dModel(), s.hadaN(), untied, fp(layer(i, "cond_v")), fp(layer(i, "cond_u")), fp(layer(i, "d1")),
+                fp(layer(i, "d2")), fp(layer(i, "b2")), fp(layer(i, "d3")), fp(layer(i, "d4")), stages, p1, p2);
     }
 
-    private TensorRecord record(TensorName t) {
-        TensorRecord r = file.tensor(t.name());
-        if (r == null) throw new IllegalStateException("layout of " + file.path() + " has no " + t.name());
+    /** An FP32 permutation of {@code [0, hada_n)} as stored (upstream's RandomState draw); anything else is refused. */
+    private int[] permutation(String name) throws FormatException {
+        TensorRecord r = record(name);
+        float[] values = fp(name);
+        int[] p = new int[values.length];
+        boolean[] seen = new boolean[values.length];
+        for (int m = 0; m < p.length; m++) {
+            float v = values[m];
+            if (v != Math.rint(v) || v < 0 || v >= p.length || seen[(int) v]) {
+                throw new FormatException(ErrorKind.BAD_VALUE, file.path(), r.index(), r.name(), r.offset() + 4L * m,
+                        "entry " + m + " is " + v + ": not a permutation of 0.." + (p.length - 1));
+            }
+            seen[(int) v] = true;
+            p[m] = (int) v;
+        }
+        return p;
+    }
+
+    private TensorRecord record(String name) {
+        TensorRecord r = file.tensor(name);
+        if (r == null) throw new IllegalStateException("layout of " + file.path() + " has no " + name);
         return r;
     }
 
-    private float[] fp(TensorName name) throws FormatException {
+    private float[] fp(String name) throws FormatException {
         return file.dequantize(record(name).index());
     }
 
@@ -101,9 +125,9 @@ final class ModelWeights {
      * The matrices that read one prepared input, at one kernel code width: their common one, or 4
      * bits when they mix 2-bit and 4-bit kernels (upstream's bits maps may give them any widths).
      */
-    private PackedCqMatrix[] sharingInput(TensorName... names) throws FormatException {
+    private PackedCqMatrix[] sharingInput(String... names) throws FormatException {
         int bits = kernelBits(names[0]);
-        for (TensorName name : names) {
+        for (String name : names) {
             if (kernelBits(name) != bits) bits = 4;
         }
         PackedCqMatrix[] out = new PackedCqMatrix[names.length];
@@ -112,14 +136,14 @@ final class ModelWeights {
     }
 
     /** The code width of the kernel a tensor runs on as stored: 2 for 2-bit and ternary, 4 for 3- and 4-bit. */
-    private int kernelBits(TensorName name) throws FormatException {
+    private int kernelBits(String name) throws FormatException {
         TensorRecord r = record(name);
         if (r.dtype() != CactDType.CQ) throw fail(ErrorKind.UNSUPPORTED_DTYPE, r, "the engine needs this tensor CQ-packed, it is " + r.dtype());
         return r.bits() == 2 || r.isTernary() ? 2 : 4;
     }
 
     /** A view over the stored codes at {@code codeBits}, or over a 4-bit copy of them. */
-    private PackedCqMatrix cq(TensorName name, int codeBits) throws FormatException {
+    private PackedCqMatrix cq(String name, int codeBits) throws FormatException {
         TensorRecord r = record(name);
         float[] values;
         MemorySegment blob = file.blob(r.index());
@@ -145,7 +169,7 @@ final class ModelWeights {
             throw fail(ErrorKind.UNSUPPORTED, r, "CQ group " + r.group() + " is above the kernels' " + Activation.MAX_EXACT_GROUP
                     + " (int8 group sums must stay exact in float32)");
         }
-        return PackedCqMatrix.over(name.name(), blob, Math.toIntExact(r.dim(0)), Math.toIntExact(r.dim(1)),
+        return PackedCqMatrix.over(name, blob, Math.toIntExact(r.dim(0)), Math.toIntExact(r.dim(1)),
                 r.group(), codeBits, values);
     }
 

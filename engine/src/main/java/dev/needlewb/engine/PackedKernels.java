@@ -1,7 +1,7 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.engine.cache.KvCache;
+import dev.needlewb.engine.cache.LayerCaches;
 import dev.needlewb.engine.cache.TokenHistory;
 import dev.needlewb.engine.kernel.Activation;
 import dev.needlewb.engine.kernel.NumericMode;
@@ -11,7 +11,6 @@ import dev.needlewb.engine.layer.Arithmetic;
 import dev.needlewb.engine.layer.Attention;
 import dev.needlewb.engine.layer.Engram;
 import dev.needlewb.engine.layer.Norms;
-import dev.needlewb.engine.layer.Rows;
 
 /**
  * The one-position case of the {@link Forward}, a session's step: every product a packed CQ
@@ -24,11 +23,12 @@ final class PackedKernels implements Kernels {
     private final ModelWeights w;
     private final Arithmetic arithmetic;
     private final RowPool pool;
-    private final KvCache cache;
+    private final LayerCaches caches;
     private final TokenHistory history;
     private final Attention attention;
     private final Engram[] engrams;
-    private final int d, lanes, qDim, kvDim;
+    private final EngineShape shape;
+    private final int d, lanes;
     private final Activation mhcIn, attnIn, attnOutIn, logitIn;
     private final float[] normedLanes;
     private final PackedCqMatrix[][] mhcMatrices, attnMatrices;
@@ -38,19 +38,18 @@ final class PackedKernels implements Kernels {
     /** The engram key and value a prompt taken over computes only to refill the rings. */
     private final float[] replayKey, replayValue;
 
-    PackedKernels(ModelWeights w, NumericMode mode, RowPool pool, KvCache cache, TokenHistory history) {
-        Geometry g = w.g;
+    PackedKernels(ModelWeights w, NumericMode mode, RowPool pool, LayerCaches caches, TokenHistory history) {
+        EngineShape g = w.s;
         this.w = w;
+        this.shape = g;
         this.arithmetic = Arithmetic.of(mode);
         this.pool = pool;
-        this.cache = cache;
+        this.caches = caches;
         this.history = history;
         d = g.dModel();
         lanes = g.mhcLanes();
-        qDim = g.qDim();
-        kvDim = g.kvDim();
-        attention = new Attention(g.numHeads(), g.numKvHeads(), g.headDim(), pool, arithmetic.exp());
-        Engram.Tables tables = ModelWeights.engramTables(g);
+        attention = new Attention(g.numHeads(), g.numKvHeads(), g.qkHeadDim(), g.vHeadDim(), pool, arithmetic.exp());
+        Engram.Tables tables = g.engramTables();
         engrams = new Engram[g.numEngramSites()];
         for (int s = 0; s < engrams.length; s++) {
             engrams[s] = new Engram(w.engrams[s], tables, g.engramConvTaps(), g.engramConvDilation(), mode);
@@ -69,7 +68,7 @@ final class PackedKernels implements Kernels {
             attnMatrices[l] = new PackedCqMatrix[] {lw.q(), lw.k(), lw.v(), lw.gate()};
         }
         mhcOffsets = new int[] {0, lanes, 2 * lanes};
-        attnOffsets = new int[] {0, qDim, qDim + kvDim, qDim + 2 * kvDim};
+        attnOffsets = new int[] {0, g.kAt(), g.vAt(), g.gateAt()};
         replayKey = new float[d];
         replayValue = new float[d];
     }
@@ -92,9 +91,11 @@ final class PackedKernels implements Kernels {
 
     @Override
     public void attend(int layer, Activations a) {
-        cache.write(layer, a.first, a.qkvg, qDim, a.qkvg, qDim + kvDim);
-        attention.attend(cache, layer, a.first, a.qkvg, 0, a.attended, 0);
-        Rows.gate(a.attended, 0, a.qkvg, qDim + 2 * kvDim, arithmetic.exp(), a.attended, 0, qDim);
+        KvCache cache = caches.cache(layer);
+        int index = caches.index(layer);
+        cache.write(index, a.first, a.qkvg, shape.kAt(), a.qkvg, shape.vAt());
+        attention.attend(cache, index, a.first, a.qkvg, 0, a.attended, 0);
+        AttentionGate.apply(shape, a.attended, 0, a.qkvg, shape.gateAt(), arithmetic.exp());
     }
 
     @Override
@@ -111,7 +112,7 @@ final class PackedKernels implements Kernels {
     @Override
     public void logits(Activations a, int count) {
         logitIn.prepare(a.finalNorm, 0);
-        pool.matvec(logitIn, w.embedding, a.logits);
+        pool.matvec(logitIn, w.logits, a.logits);
     }
 
     /**

@@ -33,6 +33,14 @@ public final class PrefixCache implements Prefill {
     private long reusedTokens;
     private long steppedTokens;
 
+    /**
+     * Whether sessions of {@code engine} can share prefixes: their layers attend over one KV cache (Needle 2). A
+     * Needle 3 session holds one cache per window and the QKV conv's history, which this cache does not save.
+     */
+    public static boolean supports(Engine engine) {
+        return !engine.weights().s.maskedByModel();
+    }
+
     /** A run of prompt positions {@code [from, to)} of {@code ids}, with its KV rows. */
     private static final class Node {
         final int[] ids;

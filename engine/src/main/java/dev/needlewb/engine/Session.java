@@ -1,48 +1,54 @@
 package dev.needlewb.engine;
 
-import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.engine.cache.FloatKvCache;
 import dev.needlewb.engine.cache.Int8KvCache;
 import dev.needlewb.engine.cache.KvCache;
+import dev.needlewb.engine.cache.LayerCaches;
 import dev.needlewb.engine.cache.TokenHistory;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.engine.kernel.RowPool;
 import dev.needlewb.engine.layer.Arithmetic;
 import dev.needlewb.engine.layer.Engram;
+import dev.needlewb.engine.layer.QkvConv;
 
 /**
  * One sequence being decoded, one token per {@link #step}: the {@link Forward} of one position on the
  * packed kernels of the session's mode ({@link PackedKernels}) under that mode's {@link Arithmetic}, over the
- * session's state: its KV cache, token history and engram rings. All buffers are allocated here once; a
+ * session's state: its KV caches (one per attention window of its layers), token history, engram rings and,
+ * in Needle 3, each layer's recent raw projections for the QKV conv. All buffers are allocated here once; a
  * compiled step allocates nothing but the tap copies it is asked for, unless C2 leaves a vector helper out
  * of line and boxes (seen at 256 bits; SessionAllocationTest, run by hand). Not thread-safe.
  */
 public final class Session {
     private final ModelWeights w;
-    private final Geometry g;
-    private final KvCache cache;
+    private final EngineShape g;
+    private final LayerCaches caches;
     private final TokenHistory history;
     private final PackedKernels kernels;
     private final Activations activations;
     private final Forward forward;
+    /** The QKV conv's history (null without a conv): a batch prefill fills it as native prefill would. */
+    private final QkvConv conv;
     private final boolean tapped;
     private final int[] token = new int[1];
     private int position;
 
-    Session(ModelWeights w, NumericMode mode, RowPool pool, int window, int sinks, int maxPositions, TapSink taps) {
+    /** {@code windows[layer]}: the attention window of every layer (0 = every earlier position), all with {@code sinks}. */
+    Session(ModelWeights w, NumericMode mode, RowPool pool, int[] windows, int sinks, int maxPositions, TapSink taps) {
         this.w = w;
-        this.g = w.g;
-        cache = mode == NumericMode.EXACT
-                ? new FloatKvCache(g.numLayers(), g.numKvHeads(), g.headDim(), window, sinks, maxPositions)
-                : new Int8KvCache(g.numLayers(), g.numKvHeads(), g.headDim(), window, sinks, maxPositions);
+        this.g = w.s;
+        caches = new LayerCaches(windows, (layers, window) -> mode == NumericMode.EXACT
+                ? new FloatKvCache(layers, g.numKvHeads(), g.qkHeadDim(), g.vHeadDim(), window, sinks, maxPositions)
+                : new Int8KvCache(layers, g.numKvHeads(), g.qkHeadDim(), g.vHeadDim(), g.maskedByModel(), window, sinks, maxPositions));
         int maxOrder = 1;
-        for (int o : ModelWeights.engramTables(g).orders()) maxOrder = Math.max(maxOrder, o);
+        for (int o : g.engramTables().orders()) maxOrder = Math.max(maxOrder, o);
         history = new TokenHistory(maxOrder);
-        kernels = new PackedKernels(w, mode, pool, cache, history);
+        kernels = new PackedKernels(w, mode, pool, caches, history);
         activations = new Activations(g, 1, 1);
         tapped = taps != null;
+        conv = g.convTaps() == 0 ? null : new QkvConv(g.numLayers(), g.convTaps(), g.vAt() + g.vDim(), windows);
         forward = new Forward(w, Arithmetic.of(mode), pool, kernels, activations,
-                tapped ? new ForwardTaps(taps, ModelWeights.layerNames(g)) : ForwardTaps.NONE);
+                tapped ? new ForwardTaps(taps, g.layerNames()) : ForwardTaps.NONE, conv);
     }
 
     /**
@@ -60,9 +66,14 @@ public final class Session {
         return position;
     }
 
-    /** The KV cache (window, sinks, bytes held). */
+    /** The KV cache (window, sinks, bytes held) of a model whose layers share one window (Needle 2's). */
     public KvCache cache() {
-        return cache;
+        return caches.only();
+    }
+
+    /** Bytes the session's KV caches hold. */
+    public long cacheBytes() {
+        return caches.bytes();
     }
 
     /**
@@ -108,7 +119,7 @@ public final class Session {
     }
 
     private void checkRoom(int pos) {
-        if (pos >= cache.maxPositions()) throw new IllegalStateException("session is full: " + cache.maxPositions() + " positions");
+        if (pos >= caches.maxPositions()) throw new IllegalStateException("session is full: " + caches.maxPositions() + " positions");
     }
 
     // Hooks for BatchPrefill, which computes a whole prompt elsewhere and hands the state over.
@@ -128,18 +139,28 @@ public final class Session {
     public void adoptPrompt(int[] tokens, float[][] keys, float[][] values) {
         if (position != 0) throw new IllegalStateException("a prompt is adopted by a fresh session, this one is at " + position);
         checkPrefill(tokens);
-        long width = (long) tokens.length * g.kvDim();
+        long width = (long) tokens.length * g.kDim();
         if (keys.length != g.numLayers() || values.length != g.numLayers()) {
             throw new IllegalArgumentException("keys and values of " + keys.length + "/" + values.length + " layers for a model of " + g.numLayers());
         }
         for (int l = 0; l < keys.length; l++) {
             if (keys[l].length != width || values[l].length != width) {
                 throw new IllegalArgumentException("layer " + l + ": keys/values of " + keys[l].length + "/" + values[l].length
-                        + " floats, expected " + width + " (" + tokens.length + " positions of kv_dim " + g.kvDim() + ")");
+                        + " floats, expected " + width + " (" + tokens.length + " positions of kv_dim " + g.kDim() + ")");
             }
         }
-        for (int l = 0; l < keys.length; l++) cache.writePrompt(l, tokens.length, keys[l], values[l]);
+        for (int l = 0; l < keys.length; l++) cache().writePrompt(l, tokens.length, keys[l], values[l]);
         adoptPrefix(tokens);
+    }
+
+    /** The session's KV caches, one per attention window (a batch prefill writes a prompt's keys and values through them). */
+    LayerCaches caches() {
+        return caches;
+    }
+
+    /** The QKV conv's history, or null (a batch prefill runs its forward on it). */
+    QkvConv conv() {
+        return conv;
     }
 
     /** Throws for an empty prompt, the first token outside the vocabulary, or the first position past the last. */

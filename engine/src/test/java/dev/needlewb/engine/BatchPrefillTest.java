@@ -109,7 +109,7 @@ class BatchPrefillTest {
         int[] head = Arrays.copyOf(tokens, prompt), tail = Arrays.copyOfRange(tokens, prompt, tokens.length);
         EngineOptions int8 = EngineOptions.exact(tokens.length).withMode(NumericMode.INT8);
         // What an exact prefill's K/V become in an int8 cache: the codes the batch path should store.
-        Int8KvCache rounded = new Int8KvCache(6, 2, 32, 0, 0, tokens.length);
+        Int8KvCache rounded = new Int8KvCache(6, 2, 32, 32, 0, 0, tokens.length);
         try (Engine exact = Engine.open(GoldenLogitsTest.cact(), EngineOptions.exact(tokens.length))) {
             Session s = exact.newSession();
             s.prefill(head);

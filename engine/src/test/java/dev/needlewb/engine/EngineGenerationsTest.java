@@ -20,9 +20,20 @@ class EngineGenerationsTest {
     }
 
     @Test
-    void aGenerationWithoutAnEngineIsRefusedByName() {
-        assertThat(EngineGenerations.find(Generation.NEEDLE2)).isPresent();
-        assertThat(EngineGenerations.find(Generation.NEEDLE3)).isEmpty();
-        assertThat(EngineGenerations.notRun(Generation.NEEDLE3)).isEqualTo("Needle 3 files are not run by the engine yet (it runs Needle 2)");
+    void aNeedle3FileLoadsThroughTheRegistryWithItsOwnShape() throws Exception {
+        try (CactFile cact = CactFile.open(Golden.v3mini("mini3.cact"))) {
+            EngineGenerations.require(cact);
+            try (Engine engine = Engine.load(cact, EngineOptions.exact(64))) {
+                assertThat(engine.geometry()).isEqualTo(cact.geometry());
+                assertThat(engine.windowText()).isEqualTo("16 (global layers [2]) (the model's sliding_window)");
+                Session s = engine.newSession();
+                assertThat(s.step(2)).hasSize(cact.geometry().outVocab());
+            }
+        }
+    }
+
+    @Test
+    void everyGenerationHasAnEngine() {
+        for (Generation g : Generation.values()) assertThat(EngineGenerations.find(g)).as(g.toString()).isPresent();
     }
 }

@@ -1,6 +1,5 @@
 package dev.needlewb.reference;
 
-import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.generation.Generation;
 import dev.needlewb.core.generation.ModelGeometry;
@@ -10,13 +9,14 @@ import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.converter.flax.v3.V3ConfigGeometry;
 import dev.needlewb.reference.v3.V3Model;
 import dev.needlewb.reference.v3.V3Reference;
+import dev.needlewb.reference.v3.V3StoredModel;
 import java.util.Map;
 
 /**
  * The reference's registry: which float64 reference serves each generation. The one place the
  * reference module names an implementation; the switch is exhaustive, so a new generation is
- * listed here by the compiler. Needle 3's reference reads checkpoints: a .cact holds the header's
- * geometry, not the config the Needle 3 forward needs.
+ * listed here by the compiler. Needle 3's reference takes a checkpoint's config, or builds it from a
+ * .cact's header and tensor shapes ({@link V3StoredModel}).
  */
 public final class ReferenceGenerations {
     /** How a generation's reference is built from the weights a command read. */
@@ -43,8 +43,7 @@ public final class ReferenceGenerations {
     private static final Loader NEEDLE3 = new Loader() {
         @Override
         public ReferenceForward fromWeights(ModelWeights weights) throws WorkbenchException {
-            throw new WorkbenchException(ErrorKind.UNSUPPORTED, "a Needle 3 .cact or state dict does not reach the float64 reference in this version (its"
-                    + " config is not in the file); give the checkpoint (.pkl) instead");
+            return new V3Reference(V3StoredModel.load(weights));
         }
 
         @Override

@@ -9,7 +9,7 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * int8 keys and values with one float32 scale per block of at most {@value #BLOCK} values of one kv
- * head (the production layout upstream's KV budget assumes): a head's dimensions form blocks of 32 from
+ * head (the production layout Needle 2's KV budget assumes), or per whole head (Needle 3's deploy rounding): a head's dimensions form blocks of 32 from
  * its first, the last holding {@code head_dim mod 32} when that is not 0 (a head_dim of 40: 32 and 8);
  * {@code scale = absmax / 127} over the block (1 for an all-zero block),
  * {@code q = round_half_even(x / scale)}, so each stored value is within {@code scale / 2} of the input.
@@ -27,17 +27,32 @@ public final class Int8KvCache extends KvCache {
     private static final int W = Lanes.W;
     /** Bytes past the last value a load may read: the arrays are that much longer. */
     private static final int SLACK = ByteLanes.SLACK;
-    /** Scale blocks per head and per position (all heads). */
-    private final int headBlocks, blocks;
+    /** Values per scale of a key head and of a value head. */
+    private final int keyBlock, valueBlock;
+    /** Scale blocks per key head and per position (all heads), and the same of the values. */
+    private final int keyHeadBlocks, keyBlocks, valueHeadBlocks, valueBlocks;
     private final byte[][] keys;
     private final byte[][] values;
     private final float[][] keyScales;
     private final float[][] valueScales;
 
-    public Int8KvCache(int layers, int kvHeads, int headDim, int window, int sinks, int maxPositions) {
-        super(layers, kvHeads, headDim, window, sinks, maxPositions);
-        headBlocks = Math.ceilDiv(headDim, BLOCK);
-        blocks = kvHeads * headBlocks;
+    /** Scales per block of {@value #BLOCK} values of a head (Needle 2's production layout). */
+    public Int8KvCache(int layers, int kvHeads, int keyHeadDim, int valueHeadDim, int window, int sinks, int maxPositions) {
+        this(layers, kvHeads, keyHeadDim, valueHeadDim, false, window, sinks, maxPositions);
+    }
+
+    /**
+     * With {@code perHead}, one scale per head vector ({@code absmax / 127} over the whole key or value head):
+     * Needle 3's deploy rounding of K and V ({@code a8_fake_quant_kv}, a group of one head), else blocks of {@value #BLOCK}.
+     */
+    public Int8KvCache(int layers, int kvHeads, int keyHeadDim, int valueHeadDim, boolean perHead, int window, int sinks, int maxPositions) {
+        super(layers, kvHeads, keyHeadDim, valueHeadDim, window, sinks, maxPositions);
+        keyBlock = perHead ? keyHeadDim : BLOCK;
+        valueBlock = perHead ? valueHeadDim : BLOCK;
+        keyHeadBlocks = Math.ceilDiv(keyHeadDim, keyBlock);
+        keyBlocks = kvHeads * keyHeadBlocks;
+        valueHeadBlocks = Math.ceilDiv(valueHeadDim, valueBlock);
+        valueBlocks = kvHeads * valueHeadBlocks;
         keys = new byte[layers][];
         values = new byte[layers][];
         keyScales = new float[layers][];
@@ -48,9 +63,9 @@ public final class Int8KvCache extends KvCache {
     @Override
     protected void resize(int newSlots) {
         for (int l = 0; l < layers; l++) {
-            keys[l] = restride(keys[l], kvDim, newSlots);
-            keyScales[l] = restride(keyScales[l], blocks, newSlots);
-            int valueBytes = Math.multiplyExact(newSlots, kvDim) + SLACK, scaleCount = Math.multiplyExact(newSlots, blocks);
+            keys[l] = restride(keys[l], keyDim, newSlots);
+            keyScales[l] = restride(keyScales[l], keyBlocks, newSlots);
+            int valueBytes = Math.multiplyExact(newSlots, valueDim) + SLACK, scaleCount = Math.multiplyExact(newSlots, valueBlocks);
             values[l] = values[l] == null ? new byte[valueBytes] : java.util.Arrays.copyOf(values[l], valueBytes);
             valueScales[l] = valueScales[l] == null ? new float[scaleCount] : java.util.Arrays.copyOf(valueScales[l], scaleCount);
         }
@@ -71,8 +86,8 @@ public final class Int8KvCache extends KvCache {
 
     @Override
     protected Plane[] planes(int layer) {
-        return new Plane[] {new Plane(keys[layer], kvDim, false), new Plane(values[layer], kvDim, true),
-                new Plane(keyScales[layer], blocks, false), new Plane(valueScales[layer], blocks, true)};
+        return new Plane[] {new Plane(keys[layer], keyDim, false), new Plane(values[layer], valueDim, true),
+                new Plane(keyScales[layer], keyBlocks, false), new Plane(valueScales[layer], valueBlocks, true)};
     }
 
     @Override
@@ -82,14 +97,19 @@ public final class Int8KvCache extends KvCache {
         byte[] kt = keys[layer], vt = values[layer];
         float[] ks = keyScales[layer], vs = valueScales[layer];
         for (int h = 0, block = 0; h < kvHeads; h++) {
-            for (int b = 0; b < headDim; b += BLOCK, block++) {
-                int dim = h * headDim + b, len = Math.min(BLOCK, headDim - b);
+            for (int b = 0; b < keyHeadDim; b += keyBlock, block++) {
+                int dim = h * keyHeadDim + b, len = Math.min(keyBlock, keyHeadDim - b);
                 float scale = blockScale(k, kOff + dim, len);
                 ks[block * slots + slot] = scale;
                 for (int i = dim; i < dim + len; i++) kt[i * slots + slot] = (byte) Math.rint(k[kOff + i] / scale);
+            }
+        }
+        for (int h = 0, block = 0; h < kvHeads; h++) {
+            for (int b = 0; b < valueHeadDim; b += valueBlock, block++) {
+                int dim = h * valueHeadDim + b, len = Math.min(valueBlock, valueHeadDim - b);
                 float valueScale = blockScale(v, vOff + dim, len);
-                vs[slot * blocks + block] = valueScale;
-                for (int i = dim; i < dim + len; i++) vt[slot * kvDim + i] = (byte) Math.rint(v[vOff + i] / valueScale);
+                vs[slot * valueBlocks + block] = valueScale;
+                for (int i = dim; i < dim + len; i++) vt[slot * valueDim + i] = (byte) Math.rint(v[vOff + i] / valueScale);
             }
         }
     }
@@ -127,16 +147,16 @@ public final class Int8KvCache extends KvCache {
     private void slotScores(int layer, int slot, int run, int head, float[] q, int qOff, float scale, float[] scores, int sOff) {
         byte[] kt = keys[layer];
         float[] ks = keyScales[layer];
-        int dimOff = head * headDim, firstBlock = head * headBlocks;
+        int dimOff = head * keyHeadDim, firstBlock = head * keyHeadBlocks;
         int whole = run & -SLOT_BLOCK;
         for (int j = 0; j < whole; j += W) {
             FloatVector total = FloatVector.zero(F);
-            for (int b = 0; b < headDim; b += BLOCK) {
+            for (int b = 0; b < keyHeadDim; b += keyBlock) {
                 FloatVector acc = FloatVector.zero(F);
-                for (int d = b, end = Math.min(b + BLOCK, headDim); d < end; d++) {
+                for (int d = b, end = Math.min(b + keyBlock, keyHeadDim); d < end; d++) {
                     acc = widen(kt, (dimOff + d) * slots + slot + j).fma(FloatVector.broadcast(F, q[qOff + d]), acc);
                 }
-                total = acc.fma(FloatVector.fromArray(F, ks, (firstBlock + b / BLOCK) * slots + slot + j), total);
+                total = acc.fma(FloatVector.fromArray(F, ks, (firstBlock + b / keyBlock) * slots + slot + j), total);
             }
             total.mul(scale).intoArray(scores, sOff + j);
         }
@@ -154,17 +174,17 @@ public final class Int8KvCache extends KvCache {
     private void tailScores(int layer, int slot, int count, int head, float[] q, int qOff, float scale, float[] scores, int sOff) {
         byte[] kt = keys[layer];
         float[] ks = keyScales[layer];
-        int dimOff = head * headDim, firstBlock = head * headBlocks;
+        int dimOff = head * keyHeadDim, firstBlock = head * keyHeadBlocks;
         for (int j = 0; j < count; j += W) {
             VectorMask<Float> floats = F.indexInRange(j, count);
             FloatVector total = FloatVector.zero(F);
-            for (int b = 0; b < headDim; b += BLOCK) {
+            for (int b = 0; b < keyHeadDim; b += keyBlock) {
                 FloatVector acc = FloatVector.zero(F);
-                for (int d = b, end = Math.min(b + BLOCK, headDim); d < end; d++) {
+                for (int d = b, end = Math.min(b + keyBlock, keyHeadDim); d < end; d++) {
                     FloatVector key = widen(kt, (dimOff + d) * slots + slot + j);
                     acc = acc.add(key.mul(q[qOff + d]));
                 }
-                total = total.add(acc.mul(FloatVector.fromArray(F, ks, (firstBlock + b / BLOCK) * slots + slot + j, floats)));
+                total = total.add(acc.mul(FloatVector.fromArray(F, ks, (firstBlock + b / keyBlock) * slots + slot + j, floats)));
             }
             total.mul(scale).intoArray(scores, sOff + j, floats);
         }
@@ -190,15 +210,15 @@ public final class Int8KvCache extends KvCache {
             int sOff) {
         byte[] kt = keys[layer];
         float[] ks = keyScales[layer];
-        int dimOff = head * headDim, firstBlock = head * headBlocks;
-        int q1 = qOff + headDim;
+        int dimOff = head * keyHeadDim, firstBlock = head * keyHeadBlocks;
+        int q1 = qOff + keyHeadDim;
         int whole = run & -SLOT_BLOCK;
         int j = 0;
         for (; j + 2 * W <= whole; j += 2 * W) {
             FloatVector total0 = FloatVector.zero(F), total1 = total0, total2 = total0, total3 = total0;
-            for (int b = 0; b < headDim; b += BLOCK) {
+            for (int b = 0; b < keyHeadDim; b += keyBlock) {
                 FloatVector acc0 = FloatVector.zero(F), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-                for (int d = b, end = Math.min(b + BLOCK, headDim); d < end; d++) {
+                for (int d = b, end = Math.min(b + keyBlock, keyHeadDim); d < end; d++) {
                     int at = (dimOff + d) * slots + slot + j;
                     FloatVector key = widen(kt, at);
                     FloatVector nextKey = widen(kt, at + W);
@@ -209,7 +229,7 @@ public final class Int8KvCache extends KvCache {
                     acc2 = nextKey.fma(query0, acc2);
                     acc3 = nextKey.fma(query1, acc3);
                 }
-                int scaleAt = (firstBlock + b / BLOCK) * slots + slot + j;
+                int scaleAt = (firstBlock + b / keyBlock) * slots + slot + j;
                 FloatVector blockScales = FloatVector.fromArray(F, ks, scaleAt);
                 FloatVector nextBlockScales = FloatVector.fromArray(F, ks, scaleAt + W);
                 total0 = acc0.fma(blockScales, total0);
@@ -224,14 +244,14 @@ public final class Int8KvCache extends KvCache {
         }
         for (; j < whole; j += W) {
             FloatVector total0 = FloatVector.zero(F), total1 = total0;
-            for (int b = 0; b < headDim; b += BLOCK) {
+            for (int b = 0; b < keyHeadDim; b += keyBlock) {
                 FloatVector acc0 = FloatVector.zero(F), acc1 = acc0;
-                for (int d = b, end = Math.min(b + BLOCK, headDim); d < end; d++) {
+                for (int d = b, end = Math.min(b + keyBlock, keyHeadDim); d < end; d++) {
                     FloatVector key = widen(kt, (dimOff + d) * slots + slot + j);
                     acc0 = key.fma(FloatVector.broadcast(F, q[qOff + d]), acc0);
                     acc1 = key.fma(FloatVector.broadcast(F, q[q1 + d]), acc1);
                 }
-                FloatVector blockScales = FloatVector.fromArray(F, ks, (firstBlock + b / BLOCK) * slots + slot + j);
+                FloatVector blockScales = FloatVector.fromArray(F, ks, (firstBlock + b / keyBlock) * slots + slot + j);
                 total0 = acc0.fma(blockScales, total0);
                 total1 = acc1.fma(blockScales, total1);
             }
@@ -257,24 +277,24 @@ public final class Int8KvCache extends KvCache {
     /**
      * {@code run} consecutive slots from {@code slot}; per vector of dimensions the slots are added in
      * order, then per dimension past the head's last whole vector. A vector never straddles two scale
-     * blocks: it starts at a multiple of W (a divisor of 32) from the head's first dimension.
+     * valueBlocks: it starts at a multiple of W (a divisor of 32) from the head's first dimension.
      */
     private void slotAccumulate(int layer, int slot, int run, int head, float[] w, int wOff, float[] out, int outOff) {
         byte[] value = values[layer];
         float[] vs = valueScales[layer];
-        int dimOff = head * headDim, firstBlock = head * headBlocks, body = headDim & -W;
+        int dimOff = head * valueHeadDim, firstBlock = head * valueHeadBlocks, body = valueHeadDim & -W;
         for (int i = 0; i < body; i += W) {
             FloatVector acc = FloatVector.fromArray(F, out, outOff + i);
-            int at = slot * kvDim + dimOff + i, scaleAt = slot * blocks + firstBlock + i / BLOCK;
-            for (int j = 0; j < run; j++, at += kvDim, scaleAt += blocks) {
+            int at = slot * valueDim + dimOff + i, scaleAt = slot * valueBlocks + firstBlock + i / valueBlock;
+            for (int j = 0; j < run; j++, at += valueDim, scaleAt += valueBlocks) {
                 acc = widen(value, at).fma(FloatVector.broadcast(F, w[wOff + j] * vs[scaleAt]), acc);
             }
             acc.intoArray(out, outOff + i);
         }
-        for (int i = body; i < headDim; i++) {
+        for (int i = body; i < valueHeadDim; i++) {
             float acc = out[outOff + i];
-            int at = slot * kvDim + dimOff + i, scaleAt = slot * blocks + firstBlock + i / BLOCK;
-            for (int j = 0; j < run; j++, at += kvDim, scaleAt += blocks) acc = Math.fma(value[at], w[wOff + j] * vs[scaleAt], acc);
+            int at = slot * valueDim + dimOff + i, scaleAt = slot * valueBlocks + firstBlock + i / valueBlock;
+            for (int j = 0; j < run; j++, at += valueDim, scaleAt += valueBlocks) acc = Math.fma(value[at], w[wOff + j] * vs[scaleAt], acc);
             out[outOff + i] = acc;
         }
     }
@@ -297,8 +317,8 @@ public final class Int8KvCache extends KvCache {
     private void slotAccumulate2(int layer, int slot, int run, int head, float[] w0, float[] w1, int wOff, float[] out, int outOff) {
         byte[] value = values[layer];
         float[] vs = valueScales[layer];
-        int dimOff = head * headDim, firstBlock = head * headBlocks, body = headDim & -W;
-        int o1 = outOff + headDim;
+        int dimOff = head * valueHeadDim, firstBlock = head * valueHeadBlocks, body = valueHeadDim & -W;
+        int o1 = outOff + valueHeadDim;
         int i = 0;
         for (; i + 4 * W <= body; i += 4 * W) {
             FloatVector a0 = FloatVector.fromArray(F, out, outOff + i);
@@ -309,9 +329,9 @@ public final class Int8KvCache extends KvCache {
             FloatVector b1 = FloatVector.fromArray(F, out, o1 + i + W);
             FloatVector b2 = FloatVector.fromArray(F, out, o1 + i + 2 * W);
             FloatVector b3 = FloatVector.fromArray(F, out, o1 + i + 3 * W);
-            int at = slot * kvDim + dimOff + i, scaleAt = slot * blocks + firstBlock;
-            int block0 = i / BLOCK, block1 = (i + W) / BLOCK, block2 = (i + 2 * W) / BLOCK, block3 = (i + 3 * W) / BLOCK;
-            for (int j = 0; j < run; j++, at += kvDim, scaleAt += blocks) {
+            int at = slot * valueDim + dimOff + i, scaleAt = slot * valueBlocks + firstBlock;
+            int block0 = i / valueBlock, block1 = (i + W) / valueBlock, block2 = (i + 2 * W) / valueBlock, block3 = (i + 3 * W) / valueBlock;
+            for (int j = 0; j < run; j++, at += valueDim, scaleAt += valueBlocks) {
                 float x0 = w0[wOff + j], x1 = w1[wOff + j];
                 float s0 = vs[scaleAt + block0], s1 = vs[scaleAt + block1], s2 = vs[scaleAt + block2], s3 = vs[scaleAt + block3];
                 FloatVector v0 = widen(value, at), v1 = widen(value, at + W), v2 = widen(value, at + 2 * W),
@@ -337,8 +357,8 @@ public final class Int8KvCache extends KvCache {
         for (; i < body; i += W) {
             FloatVector acc0 = FloatVector.fromArray(F, out, outOff + i);
             FloatVector acc1 = FloatVector.fromArray(F, out, o1 + i);
-            int at = slot * kvDim + dimOff + i, scaleAt = slot * blocks + firstBlock + i / BLOCK;
-            for (int j = 0; j < run; j++, at += kvDim, scaleAt += blocks) {
+            int at = slot * valueDim + dimOff + i, scaleAt = slot * valueBlocks + firstBlock + i / valueBlock;
+            for (int j = 0; j < run; j++, at += valueDim, scaleAt += valueBlocks) {
                 FloatVector v = widen(value, at);
                 float blockScale = vs[scaleAt];
                 acc0 = v.fma(FloatVector.broadcast(F, w0[wOff + j] * blockScale), acc0);
@@ -347,10 +367,10 @@ public final class Int8KvCache extends KvCache {
             acc0.intoArray(out, outOff + i);
             acc1.intoArray(out, o1 + i);
         }
-        for (; i < headDim; i++) {
+        for (; i < valueHeadDim; i++) {
             float acc0 = out[outOff + i], acc1 = out[o1 + i];
-            int at = slot * kvDim + dimOff + i, scaleAt = slot * blocks + firstBlock + i / BLOCK;
-            for (int j = 0; j < run; j++, at += kvDim, scaleAt += blocks) {
+            int at = slot * valueDim + dimOff + i, scaleAt = slot * valueBlocks + firstBlock + i / valueBlock;
+            for (int j = 0; j < run; j++, at += valueDim, scaleAt += valueBlocks) {
                 float v = value[at], blockScale = vs[scaleAt];
                 acc0 = Math.fma(v, w0[wOff + j] * blockScale, acc0);
                 acc1 = Math.fma(v, w1[wOff + j] * blockScale, acc1);
@@ -362,6 +382,6 @@ public final class Int8KvCache extends KvCache {
 
     @Override
     public long bytes() {
-        return 2L * layers * slots * (kvDim + (long) blocks * Float.BYTES);
+        return (long) layers * slots * (keyDim + valueDim + (long) (keyBlocks + valueBlocks) * Float.BYTES);
     }
 }

@@ -7,7 +7,7 @@ package dev.needlewb.engine.cache;
  * storage follows the slots a session writes, not the capacity: it starts at {@link #INITIAL_SLOTS}
  * (or the capacity, if smaller) and doubles when a write needs a slot past it, so a header's
  * max_seq_len of 2^31 - 1 costs nothing until a run reaches those positions. Every read and write
- * addresses one kv head's {@code headDim} values.
+ * addresses one kv head's {@code keyHeadDim} key or {@code valueHeadDim} value values.
  */
 public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
     /** Slots allocated up front; the mini and released geometries' caches (256 slots) never grow. */
@@ -17,8 +17,9 @@ public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
 
     protected final int layers;
     protected final int kvHeads;
-    protected final int headDim;
-    protected final int kvDim;
+    /** A key head's width (and a query head's) and a value head's; {@code keyDim}, {@code valueDim} over every kv head. */
+    protected final int keyHeadDim, valueHeadDim;
+    protected final int keyDim, valueDim;
     protected final int window;
     protected final int sinks;
     private final Visibility visibility;
@@ -27,15 +28,18 @@ public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
     /** Slots allocated in every layer's arrays: the row stride of the dimension-major planes. */
     protected int slots;
 
-    protected KvCache(int layers, int kvHeads, int headDim, int window, int sinks, int maxPositions) {
-        if (layers <= 0 || kvHeads <= 0 || headDim <= 0 || window < 0 || sinks < 0 || maxPositions <= 0) {
-            throw new IllegalArgumentException("layers " + layers + ", kv heads " + kvHeads + ", head_dim " + headDim + ", window "
-                    + window + ", sinks " + sinks + ", max positions " + maxPositions);
+    protected KvCache(int layers, int kvHeads, int keyHeadDim, int valueHeadDim, int window, int sinks, int maxPositions) {
+        if (layers <= 0 || kvHeads <= 0 || keyHeadDim <= 0 || valueHeadDim <= 0 || window < 0 || sinks < 0 || maxPositions <= 0) {
+            throw new IllegalArgumentException("layers " + layers + ", kv heads " + kvHeads + ", head dims " + keyHeadDim + "/" + valueHeadDim
+                    + ", window " + window + ", sinks " + sinks + ", max positions " + maxPositions);
         }
         this.layers = layers;
         this.kvHeads = kvHeads;
-        this.headDim = headDim;
-        this.kvDim = Math.multiplyExact(kvHeads, headDim);
+        this.keyHeadDim = keyHeadDim;
+        this.valueHeadDim = valueHeadDim;
+        this.keyDim = Math.multiplyExact(kvHeads, keyHeadDim);
+        this.valueDim = Math.multiplyExact(kvHeads, valueHeadDim);
+        int kvDim = Math.max(keyDim, valueDim);
         this.window = window;
         this.sinks = sinks;
         this.maxPositions = maxPositions;
@@ -109,12 +113,12 @@ public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
         return sinks + (pos - sinks) % window;
     }
 
-    /** Stores {@code k[kOff, +kvDim)} and {@code v[vOff, +kvDim)} of {@code layer} at {@code pos}. */
+    /** Stores {@code k[kOff, +keyDim)} and {@code v[vOff, +valueDim)} of {@code layer} at {@code pos}. */
     public abstract void write(int layer, int pos, float[] k, int kOff, float[] v, int vOff);
 
     /**
      * Stores the keys and values of a whole prompt's positions [0, positions) of {@code layer}
-     * ({@code k}, {@code v} [positions, kvDim] row-major), only those that survive in the cache: the
+     * ({@code k} [positions, keyDim], {@code v} [positions, valueDim] row-major), only those that survive in the cache: the
      * pinned sinks and the last window positions (without a window, all). The ring ends in the same
      * state as after writing every position in order.
      */
@@ -127,43 +131,43 @@ public abstract sealed class KvCache permits FloatKvCache, Int8KvCache {
      * each have a slot of their own, so threads may write disjoint ranges of one prompt at once.
      */
     public void writePrompt(int layer, int positions, float[] k, float[] v, int from, int to) {
-        int width = k.length / positions;
+        int keyWidth = k.length / positions, valueWidth = v.length / positions;
         int keepFrom = window == 0 ? 0 : positions - window;
         for (int pos = from; pos < to; pos++) {
-            if (pos >= keepFrom || pos < sinks) write(layer, pos, k, pos * width, v, pos * width);
+            if (pos >= keepFrom || pos < sinks) write(layer, pos, k, pos * keyWidth, v, pos * valueWidth);
         }
     }
 
     /**
-     * {@code scores[sOff + p - from] = scale * dot(q[qOff, +headDim), key[layer, p] of kv head {@code head})} for
+     * {@code scores[sOff + p - from] = scale * dot(q[qOff, +keyHeadDim), key[layer, p] of kv head {@code head})} for
      * {@code p} in {@code [from, to)}.
      */
     public abstract void scores(int layer, int from, int to, int head, float[] q, int qOff, float scale, float[] scores, int sOff);
 
     /**
-     * {@code out[outOff, +headDim) += sum over p in [from, to) of w[wOff + p - from] * value[layer, p]} of kv head
+     * {@code out[outOff, +valueHeadDim) += sum over p in [from, to) of w[wOff + p - from] * value[layer, p]} of kv head
      * {@code head}.
      */
     public abstract void accumulate(int layer, int from, int to, int head, float[] w, int wOff, float[] out, int outOff);
 
     /**
-     * {@link #scores} for two consecutive queries sharing a kv head: {@code q[qOff, +headDim)} into {@code s0}
-     * and {@code q[qOff + headDim, +headDim)} into {@code s1}, each bit for bit what {@link #scores} gives it. A
+     * {@link #scores} for two consecutive queries sharing a kv head: {@code q[qOff, +keyHeadDim)} into {@code s0}
+     * and {@code q[qOff + keyHeadDim, +keyHeadDim)} into {@code s1}, each bit for bit what {@link #scores} gives it. A
      * cache overrides this when the two can share the work of reading the keys.
      */
     public void scores2(int layer, int from, int to, int head, float[] q, int qOff, float scale, float[] s0, float[] s1, int sOff) {
         scores(layer, from, to, head, q, qOff, scale, s0, sOff);
-        scores(layer, from, to, head, q, qOff + headDim, scale, s1, sOff);
+        scores(layer, from, to, head, q, qOff + keyHeadDim, scale, s1, sOff);
     }
 
     /**
      * {@link #accumulate} for two consecutive queries sharing a kv head: weights {@code w0} into
-     * {@code out[outOff, +headDim)}, {@code w1} into {@code out[outOff + headDim, +headDim)}, each bit for bit as
+     * {@code out[outOff, +valueHeadDim)}, {@code w1} into {@code out[outOff + valueHeadDim, +valueHeadDim)}, each bit for bit as
      * {@link #accumulate}.
      */
     public void accumulate2(int layer, int from, int to, int head, float[] w0, float[] w1, int wOff, float[] out, int outOff) {
         accumulate(layer, from, to, head, w0, wOff, out, outOff);
-        accumulate(layer, from, to, head, w1, wOff, out, outOff + headDim);
+        accumulate(layer, from, to, head, w1, wOff, out, outOff + valueHeadDim);
     }
 
     /** Bytes allocated for keys and values (they grow with the slots written, see {@link #reserve}). */

@@ -117,7 +117,7 @@ public final class Generator {
         if (listener != null && !rest.isEmpty()) listener.onToken(-1, rest);
         if (count == 0) firstToken = end;
         Timings timings = new Timings(prefilled - start, firstToken - start, end - firstToken, steps);
-        return new Result(promptIds, stream.ids(), stream.text(), reason, timings, session.cache().bytes());
+        return new Result(promptIds, stream.ids(), stream.text(), reason, timings, session.cacheBytes());
     }
 
     private void check(int[] promptIds, int maxNew) throws WorkbenchException {

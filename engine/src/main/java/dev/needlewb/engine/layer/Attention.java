@@ -6,7 +6,7 @@ import dev.needlewb.engine.kernel.RowPool;
 
 /**
  * Causal grouped-query attention of one new position over the cache: query head {@code h} reads
- * kv head {@code h / (heads / kvHeads)}; scores {@code q.k / sqrt(headDim)} over the visible keys
+ * kv head {@code h / (heads / kvHeads)}; scores {@code q.k / sqrt(keyHeadDim)} over the visible keys
  * (the pinned sinks before the window, then the window up to the query), softmax, weighted sum of values.
  * Each kv head is one ticket of the pool; every head's arithmetic is the same whatever thread runs it.
  * The softmax is {@link Softmax#ofKeys} under the session's exponential.
@@ -16,7 +16,8 @@ public final class Attention {
     private static final int INITIAL_SCORES = 256 + Lanes.LOGICAL;
     private final int heads;
     private final int kvHeads;
-    private final int headDim;
+    private final int keyHeadDim, valueHeadDim;
+    private final float scale;
     private final RowPool pool;
     private final Arithmetic.Exponential exp;
     /** Per thread: one query head's scores (and its pair's), as long as the most keys a query has seen so far. */
@@ -31,10 +32,13 @@ public final class Attention {
     private float[] out;
     private int outBase;
 
-    public Attention(int heads, int kvHeads, int headDim, RowPool pool, Arithmetic.Exponential exp) {
+    /** Query and key heads of {@code keyHeadDim}, value heads (and outputs) of {@code valueHeadDim}. */
+    public Attention(int heads, int kvHeads, int keyHeadDim, int valueHeadDim, RowPool pool, Arithmetic.Exponential exp) {
         this.heads = heads;
         this.kvHeads = kvHeads;
-        this.headDim = headDim;
+        this.keyHeadDim = keyHeadDim;
+        this.valueHeadDim = valueHeadDim;
+        this.scale = (float) (1.0 / Math.sqrt(keyHeadDim));
         this.pool = pool;
         this.exp = exp;
         this.scores = new float[pool.threads()][0];
@@ -42,7 +46,7 @@ public final class Attention {
     }
 
     /**
-     * {@code out[outOff, + heads * headDim) = attention(q[qOff, + heads * headDim))} for the query at
+     * {@code out[outOff, + heads * valueHeadDim) = attention(q[qOff, + heads * keyHeadDim))} for the query at
      * {@code pos} (already in the cache).
      */
     public void attend(KvCache cache, int layer, int pos, float[] q, int qOff, float[] out, int outOff) {
@@ -80,11 +84,10 @@ public final class Attention {
     }
 
     private void head(int h, int kv, float[] s) {
-        int qOff = qBase + h * headDim, outOff = outBase + h * headDim;
-        java.util.Arrays.fill(out, outOff, outOff + headDim, 0f);
+        int qOff = qBase + h * keyHeadDim, outOff = outBase + h * valueHeadDim;
+        java.util.Arrays.fill(out, outOff, outOff + valueHeadDim, 0f);
         int start = cache.visibility().windowStart(pos);
         int sinkEnd = cache.visibility().sinkEnd(pos);
-        float scale = (float) (1.0 / Math.sqrt(headDim));
         cache.scores(layer, 0, sinkEnd, kv, q, qOff, scale, s, 0);
         cache.scores(layer, start, pos + 1, kv, q, qOff, scale, s, sinkEnd);
         softmax(s, sinkEnd + pos + 1 - start);
@@ -94,12 +97,11 @@ public final class Attention {
 
     /** Query heads {@code h} and {@code h + 1}, each with exactly the arithmetic of {@link #head}. */
     private void headPair(int h, int kv, float[] s0, float[] s1) {
-        int qOff = qBase + h * headDim, outOff = outBase + h * headDim;
-        java.util.Arrays.fill(out, outOff, outOff + 2 * headDim, 0f);
+        int qOff = qBase + h * keyHeadDim, outOff = outBase + h * valueHeadDim;
+        java.util.Arrays.fill(out, outOff, outOff + 2 * valueHeadDim, 0f);
         int start = cache.visibility().windowStart(pos);
         int sinkEnd = cache.visibility().sinkEnd(pos);
         int n = sinkEnd + pos + 1 - start;
-        float scale = (float) (1.0 / Math.sqrt(headDim));
         cache.scores2(layer, 0, sinkEnd, kv, q, qOff, scale, s0, s1, 0);
         cache.scores2(layer, start, pos + 1, kv, q, qOff, scale, s0, s1, sinkEnd);
         softmax(s0, n);

@@ -20,8 +20,11 @@ public final class Engram {
     /** The weights of a site: tables [tables * slots, subDim], key/value [d, tables * subDim], taps [taps, d]. */
     public record Weights(PackedCqMatrix tables, PackedCqMatrix key, PackedCqMatrix value, float[] taps) {}
 
-    /** The hashing geometry: the n-gram orders, tables per order, slots per table. */
-    public record Tables(int[] orders, int heads, int slots) {
+    /**
+     * The hashing geometry: the n-gram orders, tables per order, the seed stride (table {@code oi * heads + h}
+     * hashes with seed index {@code oi * seedStride + h}: Needle 3's engram_seed_heads, else heads), slots per table.
+     */
+    public record Tables(int[] orders, int heads, int seedStride, int slots) {
         public int count() {
             return orders.length * heads;
         }
@@ -83,7 +86,7 @@ public final class Engram {
                 if (pos - (order - 1) < 0) {
                     java.util.Arrays.fill(e, at, at + sub, 0f);
                 } else {
-                    int slot = EngramHash.slot(tokenAt, pos, order, t, tables.slots());
+                    int slot = EngramHash.slot(tokenAt, pos, order, oi * tables.seedStride() + h, tables.slots());
                     rows.decodeRow(t * tables.slots() + slot, e, at, scratch);
                 }
             }

@@ -10,22 +10,29 @@ import jdk.incubator.vector.FloatVector;
  * The library exponential takes the SiLU with {@link Math#exp}; the polynomial one as {@code t * sigmoid(t)} on vectors
  * with {@link VectorExp#timesSigmoid} (lane by lane, so any width gives the same bits).
  */
-public final class HadamardMlp {
+public final class HadamardMlp implements Mlp {
     private final int d;
     private final int n;
-    private final float[] z;
-    private final boolean vectorSilu;
+    private final float[] d1, d2, d3;
 
-    public HadamardMlp(int d, int n, Arithmetic.Exponential exp) {
+    /** The MLP of width {@code d} with the layer's diagonals {@code d1, d2, d3} (length n). */
+    public HadamardMlp(int d, int n, float[] d1, float[] d2, float[] d3) {
         if (!Hadamard.isPowerOfTwo(n) || n < d) throw new IllegalArgumentException("Hadamard length " + n + " for width " + d);
         this.d = d;
         this.n = n;
-        this.z = new float[n];
-        this.vectorSilu = exp == Arithmetic.Exponential.POLYNOMIAL && n % Lanes.LOGICAL == 0;
+        this.d1 = d1;
+        this.d2 = d2;
+        this.d3 = d3;
     }
 
-    /** {@code out[outOff, + d) = mlp(x[xOff, + d))} with the layer's diagonals {@code d1, d2, d3} (length n). */
-    public void apply(float[] x, int xOff, float[] d1, float[] d2, float[] d3, float[] out, int outOff) {
+    @Override
+    public int scratchLength() {
+        return n;
+    }
+
+    @Override
+    public void apply(float[] x, int xOff, float[] out, int outOff, float[] z, Arithmetic.Exponential exp) {
+        boolean vectorSilu = exp == Arithmetic.Exponential.POLYNOMIAL && n % Lanes.LOGICAL == 0;
         for (int i = 0; i < d; i++) z[i] = d1[i] * x[xOff + i];
         java.util.Arrays.fill(z, d, n, 0f);
         Hadamard.transform(z, 0, n);

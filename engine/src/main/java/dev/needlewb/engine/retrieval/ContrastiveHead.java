@@ -61,7 +61,7 @@ public final class ContrastiveHead {
     /** The unit embedding of {@code tokens} (no BOS is added; PAD tokens are run but not pooled). */
     public double[] embed(Engine engine, int[] tokens) {
         int layers = engine.geometry().numLayers();
-        int lanes = engine.geometry().mhcLanes();
+        int lanes = dev.needlewb.core.v2.Geometry.of(engine.geometry()).mhcLanes();
         int t = tokens.length;
         float[][] cells = new float[t * (layers + 1)][];
         Session session = engine.newSession(new TapSink() {

@@ -1,5 +1,6 @@
 package dev.needlewb.engine.torch;
 
+import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.core.v2.Geometry;
@@ -21,6 +22,10 @@ public final class TorchPrefill implements Prefill, AutoCloseable {
 
     /** The torch prefill of an open .cact's dequantized weights on {@code threads} libtorch threads (the backend must be on the class path). */
     public static TorchPrefill of(CactFile cact, int threads) throws WorkbenchException {
+        if (!(cact.geometry() instanceof Geometry)) {
+            throw new WorkbenchException(ErrorKind.UNSUPPORTED, cact.path() + ": the torch engine runs Needle 2 models; a "
+                    + cact.geometry().generation() + " prompt goes token by token (--prefill native)");
+        }
         return new TorchPrefill(TorchBackend.find().load(Geometry.of(cact.geometry()), FlaxTree.dequantized(cact), threads));
     }
 

@@ -27,8 +27,8 @@ class KvCacheTest {
     }
 
     private static KvCache cache(boolean int8, int kvHeads, int headDim, int window, int sinks, int maxPositions) {
-        return int8 ? new Int8KvCache(2, kvHeads, headDim, window, sinks, maxPositions)
-                : new FloatKvCache(2, kvHeads, headDim, window, sinks, maxPositions);
+        return int8 ? new Int8KvCache(2, kvHeads, headDim, headDim, window, sinks, maxPositions)
+                : new FloatKvCache(2, kvHeads, headDim, headDim, window, sinks, maxPositions);
     }
 
     /** The absolute maximum of the int8 block of head dimension {@code i} in {@code x} (blocks of 32 from the head's start). */
@@ -76,7 +76,7 @@ class KvCacheTest {
     @ValueSource(ints = {64, 40, 24, 8})
     void int8CacheIsWithinHalfAStepPerBlockOfAHead(int headDim) {
         int kvHeads = 2, kvDim = kvHeads * headDim;
-        Int8KvCache c = new Int8KvCache(1, kvHeads, headDim, 0, 0, 10);
+        Int8KvCache c = new Int8KvCache(1, kvHeads, headDim, headDim, 0, 0, 10);
         Random rnd = new Random(5);
         for (int pos = 0; pos < 10; pos++) {
             float[] k = vectorFor(pos, kvDim);
@@ -113,7 +113,7 @@ class KvCacheTest {
         // each query exactly what scores/accumulate give it (tolerance 0), across ring wraps and
         // both the 16-slot vector path and the one-by-one tail.
         int kvHeads = 2, kvDim = kvHeads * headDim;
-        KvCache c = int8 ? new Int8KvCache(1, kvHeads, headDim, 37, 2, 200) : new FloatKvCache(1, kvHeads, headDim, 37, 2, 200);
+        KvCache c = int8 ? new Int8KvCache(1, kvHeads, headDim, headDim, 37, 2, 200) : new FloatKvCache(1, kvHeads, headDim, headDim, 37, 2, 200);
         Random rnd = new Random(11);
         for (int pos = 0; pos < 90; pos++) {
             float[] k = new float[kvDim];
@@ -151,7 +151,7 @@ class KvCacheTest {
     @ValueSource(ints = {8, 24, 40, 72, 100})
     void floatValueSumsAreOneFusedChainPerDimension(int headDim) {
         int kvHeads = 3, kvDim = kvHeads * headDim, positions = 33;
-        FloatKvCache c = new FloatKvCache(1, kvHeads, headDim, 0, 0, positions);
+        FloatKvCache c = new FloatKvCache(1, kvHeads, headDim, headDim, 0, 0, positions);
         float[][] v = new float[positions][];
         for (int p = 0; p < positions; p++) {
             v[p] = vectorFor(p + 7, kvDim);
@@ -205,5 +205,42 @@ class KvCacheTest {
         assertThat(c.bytes()).isEqualTo(2L * 2 * 18 * (400 + 4 * 4 * 4));
         assertThat(KvCache.positionLimit(400, 16, 2)).isEqualTo(Integer.MAX_VALUE);
         assertThat(KvCache.positionLimit(400, 0, 0)).isEqualTo((Integer.MAX_VALUE - 1024) / 400);
+    }
+
+    /**
+     * Needle 3: key and value heads of their own widths, rounded with one scale per whole head vector (upstream's
+     * a8_fake_quant_kv): every stored key is rint(x / s) s with s = absmax(head) / 127, read back through a score
+     * against a unit query, and every value through a weighted sum of weight 1; the float cache keeps them exact.
+     */
+    @ParameterizedTest(name = "int8 {0}, key head {1}, value head {2}")
+    @CsvSource({"true, 48, 64", "true, 32, 48", "true, 12, 40", "false, 48, 64", "false, 14, 23"})
+    void separateKeyAndValueWidthsPerHeadScales(boolean int8, int keyHead, int valueHead) {
+        int kvHeads = 2;
+        KvCache c = int8 ? new Int8KvCache(1, kvHeads, keyHead, valueHead, true, 0, 0, 8) : new FloatKvCache(1, kvHeads, keyHead, valueHead, 0, 0, 8);
+        float[] k = vectorFor(3, kvHeads * keyHead), v = vectorFor(4, kvHeads * valueHead);
+        c.write(0, 0, k, 0, v, 0);
+        float[] q = new float[keyHead], score = new float[1], out = new float[valueHead];
+        for (int head = 0; head < kvHeads; head++) {
+            float keyScale = headScale(k, head * keyHead, keyHead), valueScale = headScale(v, head * valueHead, valueHead);
+            for (int i = 0; i < keyHead; i++) {
+                java.util.Arrays.fill(q, 0f);
+                q[i] = 1f;
+                c.scores(0, 0, 1, head, q, 0, 1f, score, 0);
+                float x = k[head * keyHead + i];
+                assertThat(score[0]).isEqualTo(int8 ? (float) Math.rint(x / keyScale) * keyScale : x);
+            }
+            java.util.Arrays.fill(out, 0f);
+            c.accumulate(0, 0, 1, head, new float[] {1f}, 0, out, 0);
+            for (int i = 0; i < valueHead; i++) {
+                float x = v[head * valueHead + i];
+                assertThat(out[i]).isEqualTo(int8 ? (float) Math.rint(x / valueScale) * valueScale : x);
+            }
+        }
+    }
+
+    private static float headScale(float[] x, int off, int n) {
+        float absmax = 0f;
+        for (int i = off; i < off + n; i++) absmax = Math.max(absmax, Math.abs(x[i]));
+        return absmax / 127f;
     }
 }

@@ -1,6 +1,7 @@
 package dev.needlewb.reports.parity;
 
 import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.generation.Generation;
 import dev.needlewb.engine.BatchPrefill;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.Session;
@@ -23,6 +24,10 @@ public enum EngineMode {
             ForwardOptions.DEFAULT.withQuant(true).withInt8Kv(true), "int8");
     private static final ReferenceConfig QUANT_FLOAT_KV = new ReferenceConfig("reference quant=True (A8 fake quant, float KV)",
             ForwardOptions.DEFAULT.withQuant(true), "quant");
+    /** Needle 3's quant=True under its deploy settings (configure_deploy(8, 8)): A8 activations, A8 per head on Q, K and V. */
+    private static final String V3_DEPLOY = "reference quant=True (Needle 3 deploy: A8 activations, A8 per head on Q, K and V)";
+    private static final ReferenceConfig V3_QUANT_INT8 = new ReferenceConfig(V3_DEPLOY, ForwardOptions.DEFAULT.withQuant(true), "int8-v3");
+    private static final ReferenceConfig V3_QUANT = new ReferenceConfig(V3_DEPLOY, ForwardOptions.DEFAULT.withQuant(true), "quant");
 
     private final String label;
     private final NumericMode mode;
@@ -41,13 +46,16 @@ public enum EngineMode {
     }
 
     /**
-     * The reference run this engine is held to: its own numerics (q0 for the float engines, quant=True
-     * with int8 KV emulation for int8), or with {@code quant} upstream's quant=True for every engine,
+     * The reference run this engine is held to on a model of {@code generation}: its own numerics (q0 for the
+     * float engines; for int8, Needle 2's quant=True with int8 KV emulation, Needle 3's deploy quant=True, whose
+     * per-head A8 K/V upstream itself applies), or with {@code quant} upstream's quant=True for every engine,
      * which measures how far a float engine is from the A8 model upstream trains and evaluates.
      */
-    public ReferenceConfig reference(boolean quant) {
-        if (this == INT8) return QUANT_INT8_KV;
-        return quant ? QUANT_FLOAT_KV : FLOAT;
+    public ReferenceConfig reference(boolean quant, Generation generation) {
+        boolean v3 = generation == Generation.NEEDLE3;
+        if (this == INT8) return v3 ? V3_QUANT_INT8 : QUANT_INT8_KV;
+        if (!quant) return FLOAT;
+        return v3 ? V3_QUANT : QUANT_FLOAT_KV;
     }
 
     /**

@@ -17,6 +17,7 @@ public final class GeometryDifference {
     /** "d_model 512 vs 128", or null when every architectural field agrees. */
     public static String of(ModelGeometry first, ModelGeometry second) {
         if (first.generation() != second.generation()) return "generation " + first.generation() + " vs " + second.generation();
+        if (!(first instanceof Geometry)) return common(first, second);
         Geometry a = Geometry.of(first);
         Geometry b = Geometry.of(second);
         Map<String, String[]> fields = new LinkedHashMap<>();
@@ -37,6 +38,24 @@ public final class GeometryDifference {
         fields.put("engram_orders", new String[] {Arrays.toString(a.engramOrders()), Arrays.toString(b.engramOrders())});
         fields.put("engram_sites", new String[] {Arrays.toString(a.engramSites()), Arrays.toString(b.engramSites())});
         fields.put("rope_theta", new String[] {Float.toString(a.ropeTheta()), Float.toString(b.ropeTheta())});
+        return firstDifference(fields);
+    }
+
+    /**
+     * The fields every generation's geometry has (a Needle 3 header and checkpoint config describe the rest in
+     * different terms; the reference built from either checks its tensors' shapes against them).
+     */
+    private static String common(ModelGeometry a, ModelGeometry b) {
+        Map<String, String[]> fields = new LinkedHashMap<>();
+        put(fields, "vocab", a.vocab(), b.vocab());
+        put(fields, "out_vocab", a.outVocab(), b.outVocab());
+        put(fields, "d_model", a.dModel(), b.dModel());
+        put(fields, "num_layers", a.numLayers(), b.numLayers());
+        put(fields, "max_seq_len", a.maxSeqLen(), b.maxSeqLen());
+        return firstDifference(fields);
+    }
+
+    private static String firstDifference(Map<String, String[]> fields) {
         for (Map.Entry<String, String[]> f : fields.entrySet()) {
             if (!f.getValue()[0].equals(f.getValue()[1])) return f.getKey() + " " + f.getValue()[0] + " vs " + f.getValue()[1];
         }

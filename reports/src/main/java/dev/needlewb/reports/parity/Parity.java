@@ -50,7 +50,7 @@ public final class Parity {
             // Engines sharing a reference configuration (exact and any float engine) share its run.
             Map<ReferenceConfig, SequencedMap<String, BaselineTap>> configurations = new HashMap<>();
             for (EngineMode mode : engines) {
-                ReferenceConfig config = mode.reference(quant);
+                ReferenceConfig config = mode.reference(quant, cact.geometry().generation());
                 SequencedMap<String, BaselineTap> refTaps = configurations.get(config);
                 if (refTaps == null) {
                     refTaps = referenceTaps(ref.model(), tokens, config, window, sinks);

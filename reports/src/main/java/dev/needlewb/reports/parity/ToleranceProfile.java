@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
  */
 public record ToleranceProfile(String name, String description, List<Rule> rules) {
     /** The built-in profiles, under /parity/NAME.json on the class path. */
-    public static final List<String> BUILT_IN = List.of("strict", "int8", "converted", "quant");
+    public static final List<String> BUILT_IN = List.of("strict", "int8", "int8-v3", "converted", "quant");
 
     public record Rule(String glob, Pattern pattern, String why, Limits limits) {}
 

@@ -131,25 +131,41 @@ public final class Session {
 
     /**
      * Takes over the prompt {@code tokens} from position 0 of this fresh session when a path outside
-     * the engine computed it (the torch engine): {@code keys[layer]} and {@code values[layer]}
-     * [tokens, kv_dim] row-major, keys after their norm and RoPE, are written through {@link #cache()}
-     * (an int8 session quantizes them as its own), then the session continues as after {@link #prefill}.
-     * Bad input throws what {@link #prefill} throws, before the session changes.
+     * the engine computed it (the torch engine): {@code keys[layer]} [tokens, k_dim] and {@code values[layer]}
+     * [tokens, v_dim] row-major, keys after their norm and RoPE, are written through the layer's cache
+     * (which keeps what its window keeps; an int8 session quantizes them as its own); with a QKV conv,
+     * {@code convHistory[layer]} holds the raw q|k|v projections of the prompt's last
+     * {@code min(tokens, taps - 1)} positions, which the next steps' conv reads (null without a conv).
+     * Then the session continues as after {@link #prefill}. Bad input throws what {@link #prefill}
+     * throws, before the session changes.
      */
-    public void adoptPrompt(int[] tokens, float[][] keys, float[][] values) {
+    public void adoptPrompt(int[] tokens, float[][] keys, float[][] values, float[][] convHistory) {
         if (position != 0) throw new IllegalStateException("a prompt is adopted by a fresh session, this one is at " + position);
         checkPrefill(tokens);
-        long width = (long) tokens.length * g.kDim();
+        int t = tokens.length;
         if (keys.length != g.numLayers() || values.length != g.numLayers()) {
             throw new IllegalArgumentException("keys and values of " + keys.length + "/" + values.length + " layers for a model of " + g.numLayers());
         }
+        int convRows = conv == null ? 0 : Math.min(t, g.convTaps() - 1);
+        if ((conv == null) != (convHistory == null) || (conv != null && convHistory.length != g.numLayers())) {
+            throw new IllegalArgumentException(conv == null ? "a conv history for a model without a QKV conv"
+                    : "the QKV conv history of " + (convHistory == null ? "no" : convHistory.length) + " layers for a model of " + g.numLayers());
+        }
         for (int l = 0; l < keys.length; l++) {
-            if (keys[l].length != width || values[l].length != width) {
+            if (keys[l].length != (long) t * g.kDim() || values[l].length != (long) t * g.vDim()) {
                 throw new IllegalArgumentException("layer " + l + ": keys/values of " + keys[l].length + "/" + values[l].length
-                        + " floats, expected " + width + " (" + tokens.length + " positions of kv_dim " + g.kDim() + ")");
+                        + " floats, expected " + (long) t * g.kDim() + "/" + (long) t * g.vDim() + " (" + t + " positions of k_dim "
+                        + g.kDim() + ", v_dim " + g.vDim() + ")");
+            }
+            if (conv != null && convHistory[l].length != convRows * conv.width()) {
+                throw new IllegalArgumentException("layer " + l + ": a conv history of " + convHistory[l].length + " floats, expected "
+                        + convRows * conv.width() + " (" + convRows + " positions of q|k|v width " + conv.width() + ")");
             }
         }
-        for (int l = 0; l < keys.length; l++) cache().writePrompt(l, tokens.length, keys[l], values[l]);
+        for (int l = 0; l < keys.length; l++) {
+            caches.cache(l).writePrompt(caches.index(l), t, keys[l], values[l]);
+            if (conv != null) conv.remember(l, convHistory[l], t - convRows, convRows);
+        }
         adoptPrefix(tokens);
     }
 

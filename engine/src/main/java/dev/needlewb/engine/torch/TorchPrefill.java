@@ -38,7 +38,7 @@ public final class TorchPrefill implements Prefill, AutoCloseable {
         }
         session.checkPrefill(tokens);
         TorchModel.Result r = model.forward(tokens, session.cache().window(), session.cache().sinks(), null);
-        session.adoptPrompt(tokens, r.keys(), r.values());
+        session.adoptPrompt(tokens, r.keys(), r.values(), null);
         return r.lastLogits();
     }
 

@@ -13,6 +13,7 @@ import dev.needlewb.converter.finite.NonFinitePolicy;
 import dev.needlewb.converter.flax.FlaxTree;
 import dev.needlewb.core.generation.ModelGeometry;
 import dev.needlewb.core.io.NpyArray;
+import dev.needlewb.engine.torch.MlpPermutations;
 import dev.needlewb.converter.names.NameMap;
 import dev.needlewb.converter.names.NameRow;
 import dev.needlewb.reference.ReferenceForward;
@@ -94,6 +95,11 @@ final class ModelSource {
     int flaxLeafCount() throws WorkbenchException {
         if (weights == null) return flaxParams.size();
         return (int) WeightTargets.flaxRows(weights).stream().map(NameRow::flaxPath).distinct().count();
+    }
+
+    /** Needle 3's MLP gathers as the weights store them (null for Needle 2, and for a checkpoint, whose tree has none). */
+    MlpPermutations mlpPermutations() throws WorkbenchException {
+        return weights == null ? null : MlpPermutations.of(weights.tensors());
     }
 
     /** The weights as a Flax parameter tree ('/'-joined paths, kernels [in, out], layers stacked), built on first use. */

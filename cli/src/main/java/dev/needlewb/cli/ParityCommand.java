@@ -118,9 +118,6 @@ final class ParityCommand implements Callable<Integer> {
             MemorySegment tokenizer = cact.tokenizerBlob();
             int[] ids = input.resolve(tokenizer == null ? null : tokenizer.toArray(ValueLayout.JAVA_BYTE), null, geometry.vocab(), cact.generation().generation());
             Window effective = geometry instanceof Geometry v2 ? checkLength(ids.length, v2) : checkModelMask(ids.length, geometry);
-            if (!(geometry instanceof Geometry) && modes.contains(EngineMode.TORCH)) {
-                throw new WorkbenchException(ErrorKind.UNSUPPORTED, model + ": the torch engine runs Needle 2 models");
-            }
 
             ReferenceSide side = referenceSide(cact);
             ReferenceWeights weights = side.weights();
@@ -180,7 +177,8 @@ final class ParityCommand implements Callable<Integer> {
         ModelSource weights = torchWeights == null ? own : ModelSource.load(torchWeights, model, nonFinite.policy());
         if (torchWeights != null) checkSameGeometry(geometry, weights.geometry());
         // One thread: parity is about the numbers, and one thread is the same work on any machine.
-        TorchModel loaded = TorchBackend.find().load(Geometry.of(weights.geometry()), weights.flaxParams(), 1);
+        // the MLP gathers are MODEL's: fixed by its geometry, not trained, so a state dict carries none
+        TorchModel loaded = TorchBackend.find().load(weights.geometry(), weights.flaxParams(), own.mlpPermutations(), 1);
         return () -> loaded;
     }
 

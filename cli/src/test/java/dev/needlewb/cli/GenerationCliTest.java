@@ -30,9 +30,10 @@ class GenerationCliTest {
         CliRun batch = CliRun.of("generate", v3.toString(), "--prompt", "hi", "--max-new", "4", "--mode", "exact", "--prefill", "batch", "--json");
         assertThat(batch.exit()).as(batch.err()).isZero();
         assertThat(Report.JSON.readTree(batch.out()).path("generated_ids")).isEqualTo(Report.JSON.readTree(generate.out()).path("generated_ids"));
+        // the torch engine runs Needle 3 too (module torch, V3TorchForwardTest); this jar does not carry it
         CliRun torch = CliRun.of("generate", v3.toString(), "--prompt", "hi", "--max-new", "2", "--prefill", "torch");
         assertThat(torch.exit()).isEqualTo(Main.EXIT_USER_ERROR);
-        assertThat(torch.err().strip()).doesNotContain("\n").contains("the torch engine runs Needle 2 models", "--prefill native");
+        assertThat(torch.err().strip()).doesNotContain("\n").contains("the torch engine is not in this jar");
     }
 
     /**

@@ -6,7 +6,8 @@ import ai.djl.pytorch.jni.JniUtils;
 import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.io.NpyArray;
-import dev.needlewb.core.v2.Geometry;
+import dev.needlewb.core.generation.ModelGeometry;
+import dev.needlewb.engine.torch.MlpPermutations;
 import dev.needlewb.engine.torch.TorchBackend;
 import dev.needlewb.engine.torch.TorchModel;
 import java.util.Map;
@@ -23,16 +24,14 @@ public final class DjlTorchBackend implements TorchBackend {
     public DjlTorchBackend() {}
 
     @Override
-    public TorchModel load(Geometry geometry, Map<String, NpyArray> flaxParams, int threads) throws WorkbenchException {
-        if (geometry.repeatedSite() >= 0) {
-            throw new WorkbenchException(ErrorKind.UNSUPPORTED, "geometry: engram site " + geometry.repeatedSite() + " repeats a layer: the torch engine"
-                    + " injects one site per layer, as the reference does");
-        }
+    public TorchModel load(ModelGeometry geometry, Map<String, NpyArray> flaxParams, MlpPermutations permutations, int threads)
+            throws WorkbenchException {
+        TorchShape shape = TorchShape.of(geometry);
         if (threads < 1) throw new WorkbenchException(ErrorKind.BAD_OPTION, "the torch engine needs at least one thread, got " + threads);
         NDManager manager = NDManager.newBaseManager(engine());
         JniUtils.setNumThreads(threads);
         try {
-            return new TorchForward(manager, geometry, new TorchWeights(new FlaxTensors(flaxParams, manager), geometry, manager));
+            return new TorchForward(manager, shape, new TorchWeights(new FlaxTensors(flaxParams, manager), shape, permutations, manager));
         } catch (WorkbenchException | RuntimeException e) {
             manager.close();
             throw e;

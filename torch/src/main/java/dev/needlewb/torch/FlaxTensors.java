@@ -37,6 +37,12 @@ final class FlaxTensors {
         return checked(key, shape).asFloats();
     }
 
+    /** {@code key}'s shape, or null when it is absent (a variant the shapes tell apart). */
+    long[] shape(String key) {
+        NpyArray a = params.get(key);
+        return a == null ? null : Arrays.stream(a.shape()).asLongStream().toArray();
+    }
+
     private NpyArray checked(String key, long... shape) throws WorkbenchException {
         NpyArray a = params.get(key);
         if (a == null) throw new WorkbenchException(ErrorKind.MISSING_KEY, "parameter " + key + " is missing");

@@ -4,34 +4,35 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
-import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import dev.needlewb.core.model.EngramHash;
-import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.engine.TapSink;
 import dev.needlewb.engine.torch.TorchModel;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
- * The full-sequence forward of SPEC section 3 with quant=False in float32 on libtorch, operation by
- * operation as the float64 reference computes it (reference {@code Trunk}, {@code LaneMixing},
- * {@code Block}, {@code Attention}, {@code Engram}): all positions at once, every product a libtorch
- * GEMM. Integer work (the engram n-gram hashes, the masks) and the RoPE angles are computed in Java
- * and handed over as tensors. Each forward runs under a child manager that frees its intermediates.
+ * The full-sequence forward with quant=False in float32 on libtorch, operation by operation as the float64
+ * reference computes it (Needle 2: SPEC section 3, reference {@code Trunk}, {@code LaneMixing}, {@code Block},
+ * {@code Attention}, {@code Engram}; Needle 3: notes v3/forward.md, reference {@code V3Model}): all positions
+ * at once, every product a libtorch GEMM. Where the generations differ, {@link TorchShape} says how: the QKV
+ * conv, each layer's window, the qk and v head widths, the headwise gate, the MLP ({@link TorchMlp}), the
+ * out_vocab logit rows, the engram seed stride. Integer work (the engram n-gram hashes, the masks) and the
+ * RoPE angles are computed in Java and handed over as tensors. Each forward runs under a child manager that
+ * frees its intermediates.
  */
 final class TorchForward implements TorchModel {
     private static final int SINKHORN_ITERATIONS = 20;
     private static final float EPS = 1e-6f;
 
     private final NDManager manager;
-    private final Geometry g;
+    private final TorchShape g;
     private final TorchWeights w;
-    private final NDArray hadamard;
 
-    TorchForward(NDManager manager, Geometry g, TorchWeights w) {
+    TorchForward(NDManager manager, TorchShape g, TorchWeights w) {
         this.manager = manager;
         this.g = g;
         this.w = w;
-        this.hadamard = hadamardMatrix(manager, w.hadamardLength);
     }
 
     @Override
@@ -63,37 +64,44 @@ final class TorchForward implements TorchModel {
         private final int t, d, n;
         private final int window, sinks;
         private final TapSink taps;
-        private final float[][] keys, values;
+        private final float[][] keys, values, convHistory;
+        /** The additive attention mask [T, T] of each distinct layer window. */
+        private final Map<Integer, NDArray> masks = new HashMap<>();
 
         Run(NDManager m, int[] tokens, int window, int sinks, TapSink taps) {
             this.m = m;
             this.tokens = tokens;
             this.t = tokens.length;
-            this.d = g.dModel();
-            this.n = g.mhcLanes();
+            this.d = g.d();
+            this.n = g.lanes();
             this.window = window;
             this.sinks = sinks;
             this.taps = taps;
-            keys = new float[g.numLayers()][];
-            values = new float[g.numLayers()][];
+            keys = new float[g.layers()][];
+            values = new float[g.layers()][];
+            convHistory = g.convTaps() == 0 ? null : new float[g.layers()][];
         }
 
-        /** Causal, and within the window or a sink (reference {@code Mask.sequence} without padding or segments). */
+        /** Causal, and within the window or a sink (reference {@code Mask.sequence} without padding or segments): the model-level mask. */
         private boolean visible(int query, int key) {
             return key <= query && (window <= 0 || query - key < window || key < sinks);
+        }
+
+        /** The model-level mask and the layer's own sliding window ({@code layerWindow} 0: none). */
+        private boolean visible(int query, int key, int layerWindow) {
+            return visible(query, key) && (layerWindow == 0 || query - key < layerWindow);
         }
 
         Result run() {
             NDArray x0 = w.embedding.get(m.create(toLongs(tokens))).mul((float) Math.sqrt(d));
             tap("embed", x0);
-            int[] sites = g.engramSites();
+            int[] sites = g.engram().sites();
             NDArray[][] engram = new NDArray[sites.length][];
             for (int s = 0; s < sites.length; s++) engram[s] = engram(w.engrams[s]);
 
             NDArray lanes = x0.expandDims(1).repeat(1, n);
-            NDArray additiveMask = attentionMask();
             NDArray[] rope = rope();
-            for (int l = 0; l < g.numLayers(); l++) {
+            for (int l = 0; l < g.layers(); l++) {
                 String name = (l < 10 ? "layer0" : "layer") + l + ".";
                 TorchWeights.Layer lw = w.layers[l];
                 tap(name + "lanes_in", lanes);
@@ -105,7 +113,7 @@ final class TorchForward implements TorchModel {
                 NDArray blockIn = u;
                 int site = indexOf(sites, l);
                 if (site >= 0) blockIn = inject(u, engram[site], name);
-                NDArray block = block(blockIn, lw, l, rope, additiveMask, name);
+                NDArray block = block(blockIn, lw, l, rope, name);
                 tap(name + "block_out", block);
                 tap(name + "hpost", hpost);
                 tap(name + "sinkhorn", residual);
@@ -114,12 +122,11 @@ final class TorchForward implements TorchModel {
             }
             NDArray h = zcn(lanes.mean(new int[] {1}), w.finalNorm);
             tap("final.norm", h);
-            NDArray logits = h.matMul(w.embedding.transpose());
+            NDArray logits = h.matMul(w.logitRows.transpose());
             tap("logits", logits);
             float[] last = logits.get(new NDIndex(t - 1)).toFloatArray();
-            return new Result(last, keys, values);
+            return new Result(last, keys, values, convHistory);
         }
-
         /** hpre [T, n], hpost [T, n], the Sinkhorn-projected residual mixing [T, n, n] (reference {@code LaneMixing}). */
         private NDArray[] laneMixing(NDArray lanes, int selected, TorchWeights.Layer lw) {
             NDArray proj = rmsUnit(lanes.reshape(t, (long) n * d)).matMul(lw.phi());
@@ -148,59 +155,78 @@ final class TorchForward implements TorchModel {
 
         /** The key and the conv-filtered value [T, d] of one engram site (reference {@code Engram.compute}). */
         private NDArray[] engram(TorchWeights.EngramSite site) {
-            int tables = g.numEngramTables();
-            int heads = g.engramHeads();
-            int[] orders = g.engramOrders();
+            TorchShape.Engram e = g.engram();
+            int tables = e.tables();
             long[] rows = new long[t * tables];
             float[] present = new float[t * tables];
             for (int p = 0; p < t; p++) {
                 for (int table = 0; table < tables; table++) {
-                    int order = orders[table / heads];
+                    int orderIndex = table / e.heads();
+                    int order = e.orders()[orderIndex];
                     int first = p - order + 1;
                     if (first < 0 || !visible(p, first)) continue;
-                    rows[p * tables + table] = (long) table * g.engramSlots() + EngramHash.slot(tokens, p, order, table, g.engramSlots());
+                    int seed = orderIndex * e.seedStride() + table % e.heads();
+                    rows[p * tables + table] = (long) table * e.slots() + EngramHash.slot(tokens, p, order, seed, e.slots());
                     present[p * tables + table] = 1;
                 }
             }
-            NDArray e = site.tables().get(m.create(rows)).mul(m.create(present, new Shape(t * tables, 1)))
-                    .reshape(t, (long) tables * g.engramSubDim());
-            NDArray key = e.matMul(site.key());
-            NDArray raw = e.matMul(site.value());
+            NDArray values = site.tables().get(m.create(rows)).mul(m.create(present, new Shape(t * tables, 1))).reshape(t, e.width());
+            NDArray key = values.matMul(site.key());
+            NDArray raw = values.matMul(site.value());
             NDArray value = m.zeros(new Shape(t, d));
-            int dilation = g.engramConvDilation();
-            for (int j = 0; j < g.engramConvTaps(); j++) {
-                int shift = j * dilation;
+            for (int j = 0; j < e.convTaps(); j++) {
+                int shift = j * e.dilation();
                 if (shift >= t) break;
-                float[] reach = new float[t];
-                for (int p = shift; p < t; p++) reach[p] = visible(p, p - shift) ? 1 : 0;
-                NDArray shifted = shift == 0 ? raw
-                        : m.zeros(new Shape(shift, d)).concat(raw.get(new NDIndex(":{}", t - shift)), 0);
-                value = value.add(shifted.mul(m.create(reach, new Shape(t, 1))).mul(site.taps().get(new NDIndex(j))));
+                value = value.add(shifted(raw, shift, 0).mul(site.taps().get(new NDIndex(j))));
             }
             return new NDArray[] {key, value};
         }
 
-        /** The Block output [T, d] (reference {@code Block.forward}). */
-        private NDArray block(NDArray x, TorchWeights.Layer lw, int layer, NDArray[] rope, NDArray mask, String name) {
-            NDArray a = zcn(attention(zcn(x, lw.normIn()), lw, layer, rope, mask, name), lw.postNorm());
-            NDArray out = x.add(a.mul((float) (1 / (1 + Math.exp(-lw.attnGate())))));
-            int hn = w.hadamardLength;
-            NDArray z = zcn(out, lw.preHadaNorm());
-            if (hn > d) z = z.concat(m.zeros(new Shape(t, hn - d)), 1);
-            z = z.mul(lw.d1()).matMul(hadamard);
-            NDArray s = z.mul(lw.d2());
-            z = s.mul(s.getNDArrayInternal().sigmoid()).matMul(hadamard);
-            return out.add(z.get(new NDIndex(":, :{}", d)).mul(lw.d3()));
+        /**
+         * {@code x} [T, c] moved {@code shift} rows down, row p zeroed where position p may not see p - shift (its
+         * layer window {@code layerWindow}, 0: none); rows before the shift are 0.
+         */
+        private NDArray shifted(NDArray x, int shift, int layerWindow) {
+            float[] reach = new float[t];
+            for (int p = shift; p < t; p++) reach[p] = visible(p, p - shift, layerWindow) ? 1 : 0;
+            NDArray moved = shift == 0 ? x : m.zeros(new Shape(shift, x.getShape().get(1))).concat(x.get(new NDIndex(":{}", t - shift)), 0);
+            return moved.mul(m.create(reach, new Shape(t, 1)));
         }
 
-        /** Grouped-query attention over the whole sequence (reference {@code Attention.forward}, float KV). */
-        private NDArray attention(NDArray h, TorchWeights.Layer lw, int layer, NDArray[] rope, NDArray mask, String name) {
-            int heads = g.numHeads();
-            int kvHeads = g.numKvHeads();
-            int hd = g.headDim();
-            NDArray q = rotate(zcn(h.matMul(lw.q()).reshape(t, heads, hd), lw.qNorm()), rope);
-            NDArray k = rotate(zcn(h.matMul(lw.k()).reshape(t, kvHeads, hd), lw.kNorm()), rope);
-            NDArray v = h.matMul(lw.v()).reshape(t, kvHeads, hd);
+        /** The Block output [T, d] (reference {@code Block.forward}, {@code V3Block}). */
+        private NDArray block(NDArray x, TorchWeights.Layer lw, int layer, NDArray[] rope, String name) {
+            NDArray a = zcn(attention(zcn(x, lw.normIn()), lw, layer, rope, name), lw.postNorm());
+            NDArray out = x.add(a.mul((float) (1 / (1 + Math.exp(-lw.attnGate())))));
+            NDArray mlpIn = zcn(out, lw.preHadaNorm());
+            tap(name + "mlp.in", mlpIn);
+            NDArray mlp = lw.mlp().apply(mlpIn, m);
+            tap(name + "mlp.out", mlp);
+            return out.add(mlp);
+        }
+
+        /**
+         * Grouped-query attention over the whole sequence under the layer's mask (reference {@code Attention.forward},
+         * {@code V3Attention}, float KV): the raw q|k|v rows through the QKV conv when the model has one (tap 0 always,
+         * tap j where the layer's mask lets p see p - j), then the head norms and RoPE on q and k.
+         */
+        private NDArray attention(NDArray h, TorchWeights.Layer lw, int layer, NDArray[] rope, String name) {
+            int heads = g.heads(), kvHeads = g.kvHeads(), qk = g.qkDim(), vd = g.vDim();
+            long kAt = g.qWidth(), vAt = kAt + g.kWidth();
+            int layerWindow = g.windows()[layer];
+            NDArray qkv = h.matMul(lw.qkv());
+            if (lw.taps() != null) {
+                int rows = Math.min(t, g.convTaps() - 1);
+                convHistory[layer] = qkv.get(new NDIndex("{}:", t - rows)).toFloatArray();
+                NDArray conv = qkv.mul(lw.taps().get(new NDIndex(0)));
+                for (int j = 1; j < g.convTaps() && j < t; j++) conv = conv.add(shifted(qkv, j, layerWindow).mul(lw.taps().get(new NDIndex(j))));
+                qkv = conv;
+                tap(name + "attn.q_conv", qkv.get(new NDIndex(":, :{}", kAt)));
+                tap(name + "attn.k_conv", qkv.get(new NDIndex(":, {}:{}", kAt, vAt)));
+                tap(name + "attn.v_conv", qkv.get(new NDIndex(":, {}:", vAt)));
+            }
+            NDArray q = rotate(zcn(qkv.get(new NDIndex(":, :{}", kAt)).reshape(t, heads, qk), lw.qNorm()), rope);
+            NDArray k = rotate(zcn(qkv.get(new NDIndex(":, {}:{}", kAt, vAt)).reshape(t, kvHeads, qk), lw.kNorm()), rope);
+            NDArray v = qkv.get(new NDIndex(":, {}:", vAt)).reshape(t, kvHeads, vd);
             tap(name + "attn.q", q);
             tap(name + "attn.k", k);
             tap(name + "attn.v", v);
@@ -209,30 +235,33 @@ final class TorchForward implements TorchModel {
             int group = heads / kvHeads;
             NDArray kh = k.transpose(1, 0, 2).repeat(0, group);
             NDArray vh = v.transpose(1, 0, 2).repeat(0, group);
-            NDArray scores = q.transpose(1, 0, 2).matMul(kh.transpose(0, 2, 1)).div((float) Math.sqrt(hd)).add(mask);
-            NDArray o = scores.softmax(2).matMul(vh).transpose(1, 0, 2).reshape(t, (long) heads * hd);
-            o = o.mul(h.matMul(lw.gate()).getNDArrayInternal().sigmoid());
+            NDArray scores = q.transpose(1, 0, 2).matMul(kh.transpose(0, 2, 1)).div((float) Math.sqrt(qk)).add(mask(layerWindow));
+            NDArray o = scores.softmax(2).matMul(vh).transpose(1, 0, 2);
+            NDArray gate = h.matMul(lw.gate()).getNDArrayInternal().sigmoid();
+            o = lw.headwiseGate() ? o.mul(gate.expandDims(2)).reshape(t, g.attnWidth()) : o.reshape(t, g.attnWidth()).mul(gate);
             NDArray out = o.matMul(lw.out());
             tap(name + "attn.out", out);
             return out;
         }
 
-        /** 0 where a key is visible, -inf elsewhere [T, T]; the diagonal is always visible, so no row is empty. */
-        private NDArray attentionMask() {
-            float[] mask = new float[t * t];
-            for (int q = 0; q < t; q++)
-                for (int k = 0; k < t; k++) mask[q * t + k] = visible(q, k) ? 0 : Float.NEGATIVE_INFINITY;
-            return m.create(mask, new Shape(t, t));
+        /** 0 where a key is visible under the layer window, -inf elsewhere [T, T]; the diagonal is always visible, so no row is empty. */
+        private NDArray mask(int layerWindow) {
+            return masks.computeIfAbsent(layerWindow, lw -> {
+                float[] mask = new float[t * t];
+                for (int q = 0; q < t; q++)
+                    for (int k = 0; k < t; k++) mask[q * t + k] = visible(q, k, lw) ? 0 : Float.NEGATIVE_INFINITY;
+                return m.create(mask, new Shape(t, t));
+            });
         }
 
-        /** The RoPE cosines and sines [T, 1, head_dim/2], angles in double as the reference takes them. */
+        /** The RoPE cosines and sines [T, 1, qk_head_dim/2], angles in double as the reference takes them. */
         private NDArray[] rope() {
-            int half = g.headDim() / 2;
+            int half = g.qkDim() / 2;
             float[] cos = new float[t * half];
             float[] sin = new float[t * half];
             for (int p = 0; p < t; p++) {
                 for (int i = 0; i < half; i++) {
-                    double angle = p / Math.pow(g.ropeTheta(), (double) (2 * i) / g.headDim());
+                    double angle = p / Math.pow(g.ropeTheta(), (double) (2 * i) / g.qkDim());
                     cos[p * half + i] = (float) Math.cos(angle);
                     sin[p * half + i] = (float) Math.sin(angle);
                 }
@@ -242,7 +271,7 @@ final class TorchForward implements TorchModel {
 
         /** Half-split rotation of every head of {@code x} [T, heads, head_dim]. */
         private NDArray rotate(NDArray x, NDArray[] rope) {
-            int half = g.headDim() / 2;
+            int half = g.qkDim() / 2;
             NDArray x1 = x.get(new NDIndex(":, :, :{}", half));
             NDArray x2 = x.get(new NDIndex(":, :, {}:", half));
             return x1.mul(rope[0]).sub(x2.mul(rope[1])).concat(x2.mul(rope[0]).add(x1.mul(rope[1])), 2);
@@ -268,15 +297,6 @@ final class TorchForward implements TorchModel {
     /** Zero-centred RMS norm over the last axis: {@code (1 + gain) * x / sqrt(mean(x^2) + eps)}. */
     private static NDArray zcn(NDArray x, NDArray gain) {
         return rmsUnit(x).mul(gain.add(1f));
-    }
-
-    /** The Sylvester Walsh-Hadamard matrix of order {@code n} times {@code 1/sqrt(n)}. */
-    private static NDArray hadamardMatrix(NDManager m, int n) {
-        float[] h = new float[n * n];
-        float scale = (float) (1 / Math.sqrt(n));
-        for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++) h[i * n + j] = Integer.bitCount(i & j) % 2 == 0 ? scale : -scale;
-        return m.create(h, new Shape(n, n));
     }
 
     private static long[] toLongs(int[] values) {

@@ -97,13 +97,11 @@ class GeometrySweepTest {
         List<Path> files = new ArrayList<>();
         for (JsonNode g : report.path("geometries")) files.add(Path.of(g.path("model").asText()));
         files.add(Golden.mini("mini.cact"));
+        files.add(Golden.v3mini("mini3.cact"));
         return files.stream();
     }
 
-    /**
-     * Every command on every file that passes validation ends in 0 or 1, never 3. (The golden v3mini is
-     * another generation, refused by every command with exit 2: {@link #aNeedle3FileIsRefusedInOneLine}.)
-     */
+    /** Every command on every file that passes validation (the golden Needle 2 and Needle 3 minis among them) ends in 0 or 1, never 3. */
     @ParameterizedTest
     @MethodSource("validFiles")
     void everyCommandEndsInAVerdictOnAValidFile(Path model) throws Exception {
@@ -129,20 +127,5 @@ class GeometrySweepTest {
             Cli run = Cli.run(command);
             assertThat(run.exit()).as(String.join(" ", command) + "\n" + run.err()).isIn(0, 1);
         }
-    }
-
-    @Test
-    void aNeedle3FileRunsOnTheNativeEngineAndTheTorchEngineRefusesIt() throws Exception {
-        // the native engine runs Needle 3 files; the torch engine runs Needle 2 only and says so in one line
-        String file = Golden.dir().resolve("v3mini/mini3.cact").toString();
-        assertThat(Cli.run("inspect", file).exit()).isZero();
-        for (String[] command : List.of(new String[] {"generate", file, "--prompt", "Hi", "--max-new", "4"},
-                new String[] {"parity", file, "--tokens", "2,5", "--out", dir.resolve("v3").toString()})) {
-            Cli run = Cli.run(command);
-            assertThat(run.exit()).as(String.join(" ", command) + "\n" + run.err()).isZero();
-        }
-        Cli torch = Cli.run("parity", file, "--tokens", "2,5", "--engine", "torch", "--out", dir.resolve("v3torch").toString());
-        assertThat(torch.exit()).isEqualTo(2);
-        assertThat(torch.err().strip()).doesNotContain("\n").contains("mini3.cact", "the torch engine runs Needle 2 models");
     }
 }

@@ -50,7 +50,7 @@ class TorchPrefillTest {
         int[] tokens = tokens("s300");
         int prompt = 200;
         int[] head = Arrays.copyOf(tokens, prompt), tail = Arrays.copyOfRange(tokens, prompt, tokens.length);
-        try (TorchPrefill torch = new TorchPrefill(new DjlTorchBackend().load(geometry(), dequantized(), 1))) {
+        try (TorchPrefill torch = new TorchPrefill(new DjlTorchBackend().load(geometry(), dequantized(), null, 1), true)) {
             try (Engine e = Engine.open(Golden.mini("mini.cact"), EngineOptions.exact(tokens.length))) {
                 Session nat = e.newSession(), tor = e.newSession();
                 float[] natLast = nat.prefill(head);

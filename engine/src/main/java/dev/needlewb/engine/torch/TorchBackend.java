@@ -2,7 +2,7 @@ package dev.needlewb.engine.torch;
 
 import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.core.v2.Geometry;
+import dev.needlewb.core.generation.ModelGeometry;
 import dev.needlewb.core.io.NpyArray;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -20,9 +20,12 @@ public interface TorchBackend {
      * last load sets it); its OpenMP threads spin while they wait, so more threads than free cores
      * costs far more than it gains (measured 10x slower prefill with 2 threads on a loaded 2-core machine).
      *
+     * {@code permutations}: a Needle 3 model's MLP gathers as its file stores them (null for Needle 2).
+     *
      * @throws WorkbenchException one line naming the first bad key
      */
-    TorchModel load(Geometry geometry, Map<String, NpyArray> flaxParams, int threads) throws WorkbenchException;
+    TorchModel load(ModelGeometry geometry, Map<String, NpyArray> flaxParams, MlpPermutations permutations, int threads)
+            throws WorkbenchException;
 
     /** What the engine runs on, for reports: e.g. "libtorch 2.7.1 (DJL 0.36.0, cpu)". */
     String describe();

@@ -15,8 +15,10 @@ public interface TorchModel extends AutoCloseable {
     void close();
 
     /**
-     * The logits after the last token [vocab] and, per layer, the keys and values the attention
-     * cached [tokens, kv_dim] row-major (k after its norm and RoPE), what a session adopts after a prefill.
+     * The logits after the last token [out_vocab] and, per layer, the keys [tokens, k_dim] and values
+     * [tokens, v_dim] the attention read, row-major (k after its norm and RoPE), and with a QKV conv
+     * (Needle 3) the raw q|k|v projections of the last {@code min(tokens, taps - 1)} positions (else
+     * null): what a session adopts after a prefill ({@code Session.adoptPrompt}).
      */
-    record Result(float[] lastLogits, float[][] keys, float[][] values) {}
+    record Result(float[] lastLogits, float[][] keys, float[][] values, float[][] convHistory) {}
 }

@@ -1,8 +1,9 @@
 package dev.needlewb.engine.torch;
 
-import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
+import dev.needlewb.converter.convert.ModelWeights;
+import dev.needlewb.converter.convert.WeightSources;
 import dev.needlewb.core.v2.Geometry;
 import dev.needlewb.engine.Prefill;
 import dev.needlewb.converter.flax.FlaxTree;
@@ -10,23 +11,25 @@ import dev.needlewb.engine.Session;
 
 /**
  * The prompt through the torch engine, the rest natively: the full-sequence forward on libtorch,
- * then its keys and values adopted by the native session ({@link Session#adoptPrompt}), which
- * decodes on from the position after the prompt as after native prefill.
+ * then its keys and values (and Needle 3's QKV conv history) adopted by the native session
+ * ({@link Session#adoptPrompt}), which decodes on from the position after the prompt as after native prefill.
  */
 public final class TorchPrefill implements Prefill, AutoCloseable {
     private final TorchModel model;
+    /** Needle 2 attends over the session's KV window; Needle 3 over the model's own per-layer mask, which the forward knows. */
+    private final boolean sessionWindow;
 
-    public TorchPrefill(TorchModel model) {
+    public TorchPrefill(TorchModel model, boolean sessionWindow) {
         this.model = model;
+        this.sessionWindow = sessionWindow;
     }
 
     /** The torch prefill of an open .cact's dequantized weights on {@code threads} libtorch threads (the backend must be on the class path). */
     public static TorchPrefill of(CactFile cact, int threads) throws WorkbenchException {
-        if (!(cact.geometry() instanceof Geometry)) {
-            throw new WorkbenchException(ErrorKind.UNSUPPORTED, cact.path() + ": the torch engine runs Needle 2 models; a "
-                    + cact.geometry().generation() + " prompt goes token by token (--prefill native)");
-        }
-        return new TorchPrefill(TorchBackend.find().load(Geometry.of(cact.geometry()), FlaxTree.dequantized(cact), threads));
+        TorchBackend backend = TorchBackend.find();
+        ModelWeights w = WeightSources.fromCact(cact, false);
+        TorchModel model = backend.load(cact.geometry(), FlaxTree.of(w), MlpPermutations.of(w.tensors()), threads);
+        return new TorchPrefill(model, cact.geometry() instanceof Geometry);
     }
 
     /** Bad input throws what native prefill throws, before libtorch runs or the session changes. */
@@ -37,8 +40,9 @@ public final class TorchPrefill implements Prefill, AutoCloseable {
                     + " (continue it with step or prefill)");
         }
         session.checkPrefill(tokens);
-        TorchModel.Result r = model.forward(tokens, session.cache().window(), session.cache().sinks(), null);
-        session.adoptPrompt(tokens, r.keys(), r.values(), null);
+        TorchModel.Result r = sessionWindow ? model.forward(tokens, session.cache().window(), session.cache().sinks(), null)
+                : model.forward(tokens, 0, 0, null);
+        session.adoptPrompt(tokens, r.keys(), r.values(), r.convHistory());
         return r.lastLogits();
     }
 

@@ -40,7 +40,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * mixed 2/4-bit widths. The FP16 tensors that shape the Needle 3 additions (conv taps, MLP factors, diagonals,
  * conditioner) get magnitudes near 1 so each moves the logits well above float32 noise.
  */
-class V3EngineGeometryTest {
+public class V3EngineGeometryTest {
     /** Positions run: longer than the small windows drawn (2, 5), shorter than the large ones (40). */
     private static final int POSITIONS = 24;
 
@@ -83,7 +83,7 @@ class V3EngineGeometryTest {
     }
 
     /** A geometry by upstream's rules, small enough for a float64 run per seed. */
-    static V3Geometry draw(SplittableRandom rnd) {
+    public static V3Geometry draw(SplittableRandom rnd) {
         int[] kvHeadsOf = {1, 2};
         int kvHeads = kvHeadsOf[rnd.nextInt(2)];
         int heads = kvHeads * (1 + rnd.nextInt(3));
@@ -118,7 +118,7 @@ class V3EngineGeometryTest {
      * {@code variants}, upstream's two exportable structural variants, which no header field records: the
      * headwise gate ({@code gate_proj [H, d]}) and block-untied factors ({@code w_a [bb, ba, ba]}, {@code w_b [ba, bb, bb]}).
      */
-    static CactModel enlarge(CactModel model, V3Geometry g, boolean variants, SplittableRandom rnd) {
+    public static CactModel enlarge(CactModel model, V3Geometry g, boolean variants, SplittableRandom rnd) {
         int n = g.hadaN(), ba = 1 << ((32 - Integer.numberOfLeadingZeros(n - 1)) / 2), bb = n / ba;
         List<CactTensor> out = new ArrayList<>();
         for (CactTensor t : model.tensors()) {

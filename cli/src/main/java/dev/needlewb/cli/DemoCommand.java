@@ -23,13 +23,13 @@ import picocli.CommandLine.Option;
 
 /**
  * The README's main job: end-to-end work on built-in defaults, no input needed: Needle 2 through
- * every command, then Needle 3 through what takes it today ({@link Needle3Demo}). Each step prints
+ * every command, then Needle 3 ({@link Needle3Demo}). Each step prints
  * one line and the run ends with the paths of its reports. Exit 1 (and a loud line) when parity
  * finds an engine outside its profile, 0 otherwise.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Run the workbench end to end on a synthetic model of the released Needle 2 geometry, then convert a"
-                + " synthetic Needle 3 model and run its float64 reference.")
+                + " synthetic Needle 3 model, run its float64 reference, parity and two tool calls.")
 final class DemoCommand implements Callable<Integer> {
     /** A tensor of the released geometry's middle layer for the quantizer study. */
     /** One tensor of each row layout: CQ2 with 4 groups per row, CQ4 with 16, CQ2 with 1. */
@@ -98,18 +98,7 @@ final class DemoCommand implements Callable<Integer> {
         written.addAll(List.of(pt, back, out.resolve("needle2-synthetic.pt.manifest.json"),
                 out.resolve("needle2-synthetic.from-pt.cact.manifest.json")));
 
-        t0 = System.nanoTime();
-        Path parityDir = out.resolve("parity");
-        int parityExit = subcommand(ParityCommand.EXIT_OUT_OF_TOLERANCE, "parity", model.toString(), "--prompt", PARITY_PROMPT,
-                "--engine", "exact,int8", "--out", parityDir.toString());
-        boolean parityPassed = parityExit == 0;
-        step(say, "parity", "reference vs engine exact and int8 (and int8 vs exact), every tap, prompt \"" + PARITY_PROMPT + "\": "
-                + (parityPassed ? "PASS" : "FAIL"), t0);
-        if (!parityPassed) {
-            say.println("!!! PARITY FAILED: an engine is outside its tolerance profile on the released geometry; see "
-                    + parityDir.resolve("parity.md") + " (first tap out of tolerance at the top)");
-        }
-        written.addAll(List.of(parityDir.resolve("parity.json"), parityDir.resolve("parity.md"), parityDir.resolve("parity.html")));
+        boolean parityPassed = parity(model, out.resolve("parity"), "parity", "on the released geometry", say, written);
 
         t0 = System.nanoTime();
         Path studyDir = out.resolve("idempotence");
@@ -125,15 +114,9 @@ final class DemoCommand implements Callable<Integer> {
         step(say, "bench", "the int8 engine on the packed weights: load, prefill, decode (short run; see bench.md)", t0);
         written.addAll(List.of(benchDir.resolve("bench.json"), benchDir.resolve("bench.md")));
 
-        t0 = System.nanoTime();
-        Path toolDir = out.resolve("toolcalls");
-        // random weights: agreement is whatever it is, so the profile only reports; the answers are valid calls all the same
-        subcommand(1, "eval", "toolcalls", model.toString(), "--cases", "builtin", "--limit", "2", "--engine", "exact,int8", "--max-new", "64",
-                "--think-max", "8", "--profile", "report", "--out", toolDir.toString());
-        step(say, "toolcalls", "2 built-in tool-call cases through exact and int8, constrained: agreement per call, name, argument", t0);
-        written.addAll(List.of(toolDir.resolve("toolcalls.json"), toolDir.resolve("toolcalls.md"), toolDir.resolve("toolcalls.html")));
+        toolCalls(model, out.resolve("toolcalls"), "toolcalls", say, written);
 
-        written.addAll(Needle3Demo.run(out, seed, this, say));
+        parityPassed &= Needle3Demo.run(out, seed, this, say, written);
 
         Report report = new Report("demo", List.of(InputFile.of("model", model)), CommandLines.of(spec));
         var stepsNode = report.body().putArray("steps");
@@ -150,6 +133,35 @@ final class DemoCommand implements Callable<Integer> {
         return parityPassed ? 0 : ParityCommand.EXIT_OUT_OF_TOLERANCE;
     }
 
+
+    /**
+     * The parity step: the reference against the exact and int8 engines (and int8 against exact) on
+     * {@link #PARITY_PROMPT}, each held to its built-in profile; a failure is one loud line naming the report.
+     */
+    boolean parity(Path model, Path dir, String name, String where, PrintWriter say, List<Path> written) throws WorkbenchException {
+        long t0 = System.nanoTime();
+        int exit = subcommand(ParityCommand.EXIT_OUT_OF_TOLERANCE, "parity", model.toString(), "--prompt", PARITY_PROMPT,
+                "--engine", "exact,int8", "--out", dir.toString());
+        boolean passed = exit == 0;
+        step(say, name, "reference vs engine exact and int8 (and int8 vs exact), every tap, prompt \"" + PARITY_PROMPT + "\": "
+                + (passed ? "PASS" : "FAIL"), t0);
+        if (!passed) {
+            say.println("!!! PARITY FAILED: an engine is outside its tolerance profile " + where + "; see "
+                    + dir.resolve("parity.md") + " (first tap out of tolerance at the top)");
+        }
+        written.addAll(List.of(dir.resolve("parity.json"), dir.resolve("parity.md"), dir.resolve("parity.html")));
+        return passed;
+    }
+
+    /** Two built-in tool-call cases through the exact and int8 engines, constrained. */
+    void toolCalls(Path model, Path dir, String name, PrintWriter say, List<Path> written) throws WorkbenchException {
+        long t0 = System.nanoTime();
+        // random weights: agreement is whatever it is, so the profile only reports; the answers are valid calls all the same
+        subcommand(1, "eval", "toolcalls", model.toString(), "--cases", "builtin", "--limit", "2", "--engine", "exact,int8", "--max-new", "64",
+                "--think-max", "8", "--profile", "report", "--out", dir.toString());
+        step(say, name, "2 built-in tool-call cases through exact and int8, constrained: agreement per call, name, argument", t0);
+        written.addAll(List.of(dir.resolve("toolcalls.json"), dir.resolve("toolcalls.md"), dir.resolve("toolcalls.html")));
+    }
 
     static void subcommand(String... args) throws WorkbenchException {
         Subcommands.run("demo", 0, args);

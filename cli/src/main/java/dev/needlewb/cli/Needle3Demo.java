@@ -27,8 +27,8 @@ import java.util.TreeMap;
  * The demo's Needle 3 steps, beside Needle 2's: a synthetic Needle 3 training checkpoint (small,
  * so that the steps take seconds; the released geometry's costs are in docs/reference-v3.md), its
  * export to a {@code .cact} with the shipped bits scheme, the state-dict round trip, and the
- * float64 reference from the checkpoint in upstream's quant=False and quant=True modes. The engine
- * does not run Needle 3 yet.
+ * float64 reference from the checkpoint in upstream's quant=False and quant=True modes, parity of the
+ * engine's exact and int8 modes against the reference on the exported file, and two tool calls.
  */
 final class Needle3Demo {
     /** The prompt the reference reads (BOS + the synthetic tokenizer's spelling). */
@@ -40,7 +40,8 @@ final class Needle3Demo {
 
     /**
      * A Needle 3 config as upstream's checkpoints save it: d_model 256, 4 layers, 4/2 heads, qk 32 / v 48,
-     * a sliding window of 32 with layer 2 global, 3 QKV conv taps, engram sites 1 and 3, vocab 512.
+     * a sliding window of 32 with layer 2 global, 3 QKV conv taps, engram sites 1 and 3, vocab 512; max_seq_len 4096
+     * so the built-in tool-call prompts (spelled mostly byte by byte by the synthetic tokenizer) fit.
      */
     static Map<String, Object> config() {
         Map<String, Object> c = new LinkedHashMap<>();
@@ -51,7 +52,7 @@ final class Needle3Demo {
         c.put("num_layers", 4L);
         c.put("qk_head_dim", 32L);
         c.put("v_head_dim", 48L);
-        c.put("max_seq_len", 256L);
+        c.put("max_seq_len", 4096L);
         c.put("engram_slots", 512L);
         c.put("engram_layers", List.of(1L, 3L));
         c.put("global_layers", List.of(2L));
@@ -61,12 +62,11 @@ final class Needle3Demo {
         return c;
     }
 
-    /** Runs the steps, reporting each through {@code demo}; returns the files written. */
-    static List<Path> run(Path out, long seed, DemoCommand demo, PrintWriter say) throws WorkbenchException, IOException {
+    /** Runs the steps, reporting each through {@code demo} and adding the files to {@code written}; returns whether parity passed. */
+    static boolean run(Path out, long seed, DemoCommand demo, PrintWriter say, List<Path> written) throws WorkbenchException, IOException {
         Path ckpt = out.resolve("needle3-synthetic.ckpt.pkl");
         Path tok = out.resolve("needle3-synthetic.tok.model");
         Path cact = out.resolve("needle3-synthetic.cact");
-        List<Path> written = new ArrayList<>();
 
         long t0 = System.nanoTime();
         Map<String, Object> saved = config();
@@ -110,6 +110,9 @@ final class Needle3Demo {
                     + ", prompt \"" + PROMPT + "\": logits and the confidence head -> " + npz.getFileName(), t0);
             written.add(npz);
         }
-        return written;
+
+        boolean parityPassed = demo.parity(cact, out.resolve("needle3-parity"), "v3 parity", "on the Needle 3 model", say, written);
+        demo.toolCalls(cact, out.resolve("needle3-toolcalls"), "v3 tools", say, written);
+        return parityPassed;
     }
 }

@@ -46,5 +46,12 @@ class DemoCommandTest {
             assertThat(logits.shape()[1]).as(q).isEqualTo(512);
             for (double v : logits.asDoubles()) assertThat(Double.isFinite(v)).isTrue();
         }
+        // and the engine: parity against the reference within the Needle 3 profiles, valid constrained calls
+        assertThat(run.out()).contains("v3 parity  reference vs engine exact and int8");
+        JsonNode parity3 = new ObjectMapper().readTree(dir.resolve("needle3-parity/parity.json").toFile()).get("parity");
+        assertThat(parity3.path("passed").asBoolean()).isTrue();
+        assertThat(parity3.at("/comparisons/1/profile").asText()).isEqualTo("int8-v3");
+        JsonNode toolcalls3 = new ObjectMapper().readTree(dir.resolve("needle3-toolcalls/toolcalls.json").toFile()).get("toolcalls");
+        for (JsonNode e : toolcalls3.get("engines")) assertThat(e.get("closed_call_lists").asInt()).isEqualTo(2);
     }
 }

@@ -94,22 +94,24 @@ public final class Int8KvCache extends KvCache {
     public void write(int layer, int pos, float[] k, int kOff, float[] v, int vOff) {
         int slot = slot(pos);
         reserve(slot);
-        byte[] kt = keys[layer], vt = values[layer];
-        float[] ks = keyScales[layer], vs = valueScales[layer];
+        // keys dimension-major (code i at i * slots + slot, block scales at block * slots + slot), values position-major
+        quantize(k, kOff, keyHeadDim, keyBlock, keys[layer], slot, slots, keyScales[layer], slot, slots);
+        quantize(v, vOff, valueHeadDim, valueBlock, values[layer], slot * valueDim, 1, valueScales[layer], slot * valueBlocks, 1);
+    }
+
+    /**
+     * Rounds the {@code kvHeads} head vectors of {@code x} to int8 with one absmax scale per block of
+     * {@code blockLen} within a head: code {@code i} goes to {@code codes[codeBase + i * codeStride]},
+     * block {@code b}'s scale to {@code scales[scaleBase + b * scaleStride]}.
+     */
+    private void quantize(float[] x, int xOff, int headDim, int blockLen, byte[] codes, int codeBase, int codeStride,
+                          float[] scales, int scaleBase, int scaleStride) {
         for (int h = 0, block = 0; h < kvHeads; h++) {
-            for (int b = 0; b < keyHeadDim; b += keyBlock, block++) {
-                int dim = h * keyHeadDim + b, len = Math.min(keyBlock, keyHeadDim - b);
-                float scale = blockScale(k, kOff + dim, len);
-                ks[block * slots + slot] = scale;
-                for (int i = dim; i < dim + len; i++) kt[i * slots + slot] = (byte) Math.rint(k[kOff + i] / scale);
-            }
-        }
-        for (int h = 0, block = 0; h < kvHeads; h++) {
-            for (int b = 0; b < valueHeadDim; b += valueBlock, block++) {
-                int dim = h * valueHeadDim + b, len = Math.min(valueBlock, valueHeadDim - b);
-                float valueScale = blockScale(v, vOff + dim, len);
-                vs[slot * valueBlocks + block] = valueScale;
-                for (int i = dim; i < dim + len; i++) vt[slot * valueDim + i] = (byte) Math.rint(v[vOff + i] / valueScale);
+            for (int b = 0; b < headDim; b += blockLen, block++) {
+                int dim = h * headDim + b, len = Math.min(blockLen, headDim - b);
+                float scale = blockScale(x, xOff + dim, len);
+                scales[scaleBase + block * scaleStride] = scale;
+                for (int i = dim; i < dim + len; i++) codes[codeBase + i * codeStride] = (byte) Math.rint(x[xOff + i] / scale);
             }
         }
     }

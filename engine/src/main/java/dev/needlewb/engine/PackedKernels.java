@@ -32,13 +32,14 @@ final class PackedKernels implements Kernels {
     private final Activation mhcIn, attnIn, attnOutIn, logitIn;
     private final float[] normedLanes;
     private final PackedCqMatrix[][] mhcMatrices, attnMatrices;
-    /** The outputs of a shared-input job: every matrix writes into one row, from its offset. */
-    private final float[][] mhcOutputs = new float[3][], attnOutputs = new float[4][];
+    /** The outputs of a shared-input job: every matrix writes into one row of the session's activations, from its offset. */
+    private final float[][] mhcOutputs, attnOutputs;
     private final int[] mhcOffsets, attnOffsets;
     /** The engram key and value a prompt taken over computes only to refill the rings. */
     private final float[] replayKey, replayValue;
 
-    PackedKernels(ModelWeights w, NumericMode mode, RowPool pool, LayerCaches caches, TokenHistory history) {
+    /** The kernels of a session whose one row of activations is {@code a} (the products write into it, bound here once). */
+    PackedKernels(ModelWeights w, NumericMode mode, RowPool pool, LayerCaches caches, TokenHistory history, Activations a) {
         EngineShape g = w.s;
         this.w = w;
         this.shape = g;
@@ -67,6 +68,10 @@ final class PackedKernels implements Kernels {
             mhcMatrices[l] = new PackedCqMatrix[] {lw.phiPre(), lw.phiPost(), lw.phiRes()};
             attnMatrices[l] = new PackedCqMatrix[] {lw.q(), lw.k(), lw.v(), lw.gate()};
         }
+        mhcOutputs = new float[][] {a.coef, a.coef, a.coef};
+        attnOutputs = new float[][] {a.qkvg, a.qkvg, a.qkvg, a.qkvg};
+        // the mHC norm is applied before the product, so the coefficients take no 1/rms after it
+        a.inv[0] = 1f;
         mhcOffsets = new int[] {0, lanes, 2 * lanes};
         attnOffsets = new int[] {0, g.kAt(), g.vAt(), g.gateAt()};
         replayKey = new float[d];
@@ -77,15 +82,12 @@ final class PackedKernels implements Kernels {
     public void mhc(int layer, Activations a) {
         Norms.rmsUnit(arithmetic.sums(), a.x, 0, lanes * d, normedLanes, 0);
         mhcIn.prepare(normedLanes, 0);
-        java.util.Arrays.fill(mhcOutputs, a.coef);
         pool.matvec(mhcIn, mhcMatrices[layer], mhcOutputs, mhcOffsets);
-        a.inv[0] = 1f;
     }
 
     @Override
     public void qkvg(int layer, Activations a) {
         attnIn.prepare(a.normed, 0);
-        java.util.Arrays.fill(attnOutputs, a.qkvg);
         pool.matvec(attnIn, attnMatrices[layer], attnOutputs, attnOffsets);
     }
 

@@ -43,8 +43,8 @@ public final class Session {
         int maxOrder = 1;
         for (int o : g.engramTables().orders()) maxOrder = Math.max(maxOrder, o);
         history = new TokenHistory(maxOrder);
-        kernels = new PackedKernels(w, mode, pool, caches, history);
         activations = new Activations(g, 1, 1);
+        kernels = new PackedKernels(w, mode, pool, caches, history, activations);
         tapped = taps != null;
         conv = g.convTaps() == 0 ? null : new QkvConv(g.numLayers(), g.convTaps(), g.vAt() + g.vDim(), windows);
         forward = new Forward(w, Arithmetic.of(mode), pool, kernels, activations,

@@ -58,13 +58,10 @@ record EngineShape(
     /** A Needle 3 shape; {@code headwiseGate} is what the file's gate_proj shape says ({@code [H, d]}), which no header field records. */
     static EngineShape of(V3Geometry g, boolean headwiseGate) {
         int[] windows = new int[g.numLayers()];
-        for (int l = 0; l < windows.length; l++) windows[l] = g.isGlobalLayer(l) ? 0 : g.slidingWindow();
-        int orders = g.engramOrders().length;
-        int heads = orders == 0 ? 0 : g.numEngramTables() / orders;
-        int seedStride = g.engramSeedHeads() != 0 ? g.engramSeedHeads() : heads;
+        java.util.Arrays.setAll(windows, g::layerWindow);
         return new EngineShape(g, g.vocab(), g.outVocab(), g.dModel(), g.numLayers(), g.mhcLanes(), g.numHeads(), g.numKvHeads(),
                 g.qkHeadDim(), g.vHeadDim(), g.hadaN(), g.ropeTheta(), g.qkvConvTaps(), windows, headwiseGate, Mlp.KRONECKER,
-                new Engram.Tables(g.engramOrders(), heads, seedStride, g.engramSlots()), g.engramConvTaps(), g.engramConvDilation(),
+                new Engram.Tables(g.engramOrders(), g.engramHeads(), g.engramSeedStride(), g.engramSlots()), g.engramConvTaps(), g.engramConvDilation(),
                 g.engramSites(), g.maxSeqLen(), g.kvBits());
     }
 
@@ -132,12 +129,7 @@ record EngineShape(
 
     /** The index of the first engram site that repeats an earlier one's layer, or -1. */
     int repeatedSite() {
-        for (int i = 0; i < engramSites.length; i++) {
-            for (int j = 0; j < i; j++) {
-                if (engramSites[j] == engramSites[i]) return i;
-            }
-        }
-        return -1;
+        return dev.needlewb.core.generation.EngramSites.firstRepeated(engramSites);
     }
 
     /** Tap name prefixes, {@code layerNN.}. */

@@ -43,26 +43,20 @@ record TorchShape(
                     new int[g.numLayers()], new Engram(g.engramOrders(), g.engramHeads(), g.engramHeads(), g.engramSlots(), g.engramSubDim(),
                             g.numEngramTables(), g.engramConvTaps(), g.engramConvDilation(), g.engramSites()), false);
             case V3Geometry g -> {
-                int orders = g.engramOrders().length;
-                int heads = orders == 0 ? 0 : g.numEngramTables() / orders;
                 int[] windows = new int[g.numLayers()];
-                for (int l = 0; l < windows.length; l++) windows[l] = g.isGlobalLayer(l) ? 0 : g.slidingWindow();
+                java.util.Arrays.setAll(windows, g::layerWindow);
                 yield new TorchShape(g.vocab(), g.outVocab(), g.dModel(), g.mhcLanes(), g.numLayers(), g.numHeads(), g.numKvHeads(),
                         g.qkHeadDim(), g.vHeadDim(), g.ropeTheta(), g.hadaN(), g.qkvConvTaps(), windows,
-                        new Engram(g.engramOrders(), heads, g.engramSeedHeads() != 0 ? g.engramSeedHeads() : heads, g.engramSlots(),
+                        new Engram(g.engramOrders(), g.engramHeads(), g.engramSeedStride(), g.engramSlots(),
                                 g.engramSubDim(), g.numEngramTables(), g.engramConvTaps(), g.engramConvDilation(), g.engramSites()), true);
             }
             default -> throw new WorkbenchException(ErrorKind.UNSUPPORTED, "the torch engine runs Needle 2 and Needle 3 models, not "
                     + geometry.generation());
         };
-        int[] sites = s.engram.sites();
-        for (int i = 0; i < sites.length; i++) {
-            for (int j = 0; j < i; j++) {
-                if (sites[j] == sites[i]) {
-                    throw new WorkbenchException(ErrorKind.UNSUPPORTED, "geometry: engram site " + i + " repeats a layer: the torch engine"
-                            + " injects one site per layer, as the reference does");
-                }
-            }
+        int repeated = dev.needlewb.core.generation.EngramSites.firstRepeated(s.engram.sites());
+        if (repeated >= 0) {
+            throw new WorkbenchException(ErrorKind.UNSUPPORTED, "geometry: engram site " + repeated + " repeats a layer: the torch engine"
+                    + " injects one site per layer, as the reference does");
         }
         return s;
     }
@@ -82,10 +76,5 @@ record TorchShape(
     /** The attention output width, {@code heads * v_head_dim}. */
     long attnWidth() {
         return (long) heads * vDim;
-    }
-
-    /** The raw q|k|v projection width the conv runs over. */
-    long qkvWidth() {
-        return qWidth() + kWidth() + vWidth();
     }
 }

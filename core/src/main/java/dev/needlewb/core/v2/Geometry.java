@@ -90,12 +90,7 @@ public record Geometry(
      * one site per layer.
      */
     public int repeatedSite() {
-        for (int i = 0; i < engramSites.length; i++) {
-            for (int j = 0; j < i; j++) {
-                if (engramSites[j] == engramSites[i]) return i;
-            }
-        }
-        return -1;
+        return dev.needlewb.core.generation.EngramSites.firstRepeated(engramSites);
     }
 
     /** Engram heads per order: tables = orders x heads. */

@@ -114,6 +114,21 @@ public record V3Geometry(
         return java.util.stream.IntStream.range(0, below).filter(l -> (globalMask >>> l & 1) != 0).toArray();
     }
 
+    /** The attention window of layer {@code l} as upstream's mask has it: 0 (every earlier key) on a global layer. */
+    public int layerWindow(int l) {
+        return isGlobalLayer(l) ? 0 : slidingWindow;
+    }
+
+    /** Engram heads per order: tables = orders x heads (0 without orders). */
+    public int engramHeads() {
+        return engramOrders.length == 0 ? 0 : numEngramTables / engramOrders.length;
+    }
+
+    /** The hash seed's stride between orders: engram_seed_heads, or the heads when it is 0. */
+    public int engramSeedStride() {
+        return engramSeedHeads != 0 ? engramSeedHeads : engramHeads();
+    }
+
     /** Whether layer {@code l} attends to every earlier key: no window, or a global layer. */
     public boolean isGlobalLayer(int l) {
         return slidingWindow == 0 || (l < MAX_LAYERS && (globalMask >>> l & 1) != 0);

@@ -1,6 +1,5 @@
 package dev.needlewb.cli;
 
-import dev.needlewb.core.simd.VectorWidth;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,12 +15,6 @@ final class ChildJvm {
     private static final String HEAP = "-Xmx1g";
 
     private ChildJvm() {}
-
-    /** The process {@code needle-wb args...} at {@code bits}, its output (both streams) into {@code log}. */
-    static ProcessBuilder at(int bits, Path log, List<String> args) {
-        return new ProcessBuilder(command(List.of("-D" + VectorWidth.PROPERTY + "=" + bits), args)).redirectErrorStream(true)
-                .redirectOutput(log.toFile());
-    }
 
     /** The command line of {@code needle-wb args...} in a JVM of its own with {@code jvmOptions}. */
     static List<String> command(List<String> jvmOptions, List<String> args) {

@@ -31,8 +31,6 @@ import java.util.TreeMap;
  * engine's exact and int8 modes against the reference on the exported file, and two tool calls.
  */
 final class Needle3Demo {
-    /** The prompt the reference reads (BOS + the synthetic tokenizer's spelling). */
-    static final String PROMPT = DemoCommand.PARITY_PROMPT;
     /** The shipped file's scheme (embedding=4, mhc=4, default=2). */
     static final String SHIPPED_BITS = "embedding=4,mhc=4,default=2";
 
@@ -101,13 +99,13 @@ final class Needle3Demo {
 
         for (boolean quant : new boolean[] {false, true}) {
             Path npz = out.resolve("needle3-synthetic.reference" + (quant ? ".q1" : ".q0") + ".npz");
-            List<String> args = new ArrayList<>(List.of("reference", ckpt.toString(), "--prompt", PROMPT, "--tokenizer", tok.toString(),
+            List<String> args = new ArrayList<>(List.of("reference", ckpt.toString(), "--prompt", DemoCommand.PARITY_PROMPT, "--tokenizer", tok.toString(),
                     "--heads", "--out", npz.toString()));
             if (quant) args.add("--quant");
             t0 = System.nanoTime();
             DemoCommand.subcommand(args.toArray(String[]::new));
             demo.step(say, "v3 ref " + (quant ? "q1" : "q0"), "float64 reference from the checkpoint, upstream quant=" + (quant ? "True (A8, int8 K/V per head)" : "False")
-                    + ", prompt \"" + PROMPT + "\": logits and the confidence head -> " + npz.getFileName(), t0);
+                    + ", prompt \"" + DemoCommand.PARITY_PROMPT + "\": logits and the confidence head -> " + npz.getFileName(), t0);
             written.add(npz);
         }
 

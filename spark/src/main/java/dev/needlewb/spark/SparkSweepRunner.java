@@ -109,11 +109,6 @@ final class SparkSweepRunner implements SweepRunner {
     }
 
     @Override
-    public String describe() {
-        return "Spark " + spark.master();
-    }
-
-    @Override
     public void close() {
         spark.stop();
     }

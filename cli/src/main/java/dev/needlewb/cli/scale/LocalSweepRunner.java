@@ -62,10 +62,5 @@ public final class LocalSweepRunner implements SweepRunner {
     }
 
     @Override
-    public String describe() {
-        return parallel == 1 ? "this process" : "this process, " + parallel + " partitions at a time";
-    }
-
-    @Override
     public void close() {}
 }

@@ -9,9 +9,6 @@ import java.util.List;
 public interface SweepRunner extends AutoCloseable {
     <R extends Serializable> List<R> run(SweepJob<R> job) throws WorkbenchException, IOException;
 
-    /** Where it runs, for the terminal ({@code this process}, {@code Spark local[2]}). */
-    String describe();
-
     @Override
     void close();
 }

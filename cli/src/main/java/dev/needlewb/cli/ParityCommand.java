@@ -117,7 +117,11 @@ final class ParityCommand implements Callable<Integer> {
             ModelGeometry geometry = cact.geometry();
             MemorySegment tokenizer = cact.tokenizerBlob();
             int[] ids = input.resolve(tokenizer == null ? null : tokenizer.toArray(ValueLayout.JAVA_BYTE), null, geometry.vocab(), cact.generation().generation());
-            Window effective = geometry instanceof Geometry v2 ? checkLength(ids.length, v2) : checkModelMask(ids.length, geometry);
+            if (ids.length > geometry.maxSeqLen()) {
+                throw new WorkbenchException(ErrorKind.BAD_PROMPT, "the prompt has " + ids.length + " tokens, more than the model's max_seq_len "
+                        + geometry.maxSeqLen());
+            }
+            Window effective = EngineGenerations.takesKvWindow(cact) ? checkLength(ids.length, Geometry.of(geometry)) : checkModelMask(geometry);
 
             ReferenceSide side = referenceSide(cact);
             ReferenceWeights weights = side.weights();
@@ -232,13 +236,10 @@ final class ParityCommand implements Callable<Integer> {
 
     /**
      * A Needle 3 model attends through its own mask (sliding_window on its local layers, every position on its
-     * global ones), on both sides, with nothing on top: a prompt must fit max_seq_len, and --window or --sinks,
-     * a Needle 2 deployment's window, are refused.
+     * global ones), on both sides, with nothing on top: --window or --sinks, a Needle 2 deployment's window,
+     * are refused.
      */
-    private Window checkModelMask(int positions, ModelGeometry g) throws WorkbenchException {
-        if (positions > g.maxSeqLen()) {
-            throw new WorkbenchException(ErrorKind.BAD_PROMPT, "the prompt has " + positions + " tokens, more than the model's max_seq_len " + g.maxSeqLen());
-        }
+    private Window checkModelMask(ModelGeometry g) throws WorkbenchException {
         if (window != null && window > 0 || sinks > 0) {
             throw new WorkbenchException(ErrorKind.BAD_OPTION, model + ": a " + g.generation() + " model attends through its own mask (sliding_window "
                     + g.slidingWindowText() + "); --window and --sinks are Needle 2 options");
@@ -250,16 +251,13 @@ final class ParityCommand implements Callable<Integer> {
     private record Window(int size, String text) {}
 
     /**
-     * The window both sides use. A prompt must fit max_seq_len; one longer than the model's
+     * The window both sides use for a prompt within max_seq_len. One longer than the model's
      * kv_window needs an explicit --window (production attends through kv_window, a windowless
      * comparison would judge something production never computes); and one longer than --window
      * needs sinks, or its later positions lose the BOS token, a state the model never saw. A
      * header kv_window of max_seq_len or more never binds ({@link Geometry#slidingWindow}).
      */
     private Window checkLength(int positions, Geometry g) throws WorkbenchException {
-        if (positions > g.maxSeqLen()) {
-            throw new WorkbenchException(ErrorKind.BAD_PROMPT, "the prompt has " + positions + " tokens, more than the model's max_seq_len " + g.maxSeqLen());
-        }
         if (window == null) {
             int header = g.slidingWindow();
             if (header == 0) return new Window(0, g.slidingWindowText());

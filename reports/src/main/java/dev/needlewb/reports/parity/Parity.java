@@ -47,14 +47,15 @@ public final class Parity {
         List<Comparison> againstReference = new ArrayList<>();
         int vocab = references.getFirst().model().geometry().outVocab();
         for (ReferenceRun ref : references) {
-            // Engines sharing a reference configuration (exact and any float engine) share its run.
-            Map<ReferenceConfig, SequencedMap<String, BaselineTap>> configurations = new HashMap<>();
+            // Engines whose references compute the same (exact and any float engine; Needle 3's int8 and --quant, which
+            // differ only in the default profile) share one run.
+            Map<ForwardOptions, SequencedMap<String, BaselineTap>> configurations = new HashMap<>();
             for (EngineMode mode : engines) {
                 ReferenceConfig config = mode.reference(quant, cact.geometry().generation());
-                SequencedMap<String, BaselineTap> refTaps = configurations.get(config);
+                SequencedMap<String, BaselineTap> refTaps = configurations.get(config.options());
                 if (refTaps == null) {
                     refTaps = referenceTaps(ref.model(), tokens, config, window, sinks);
-                    configurations.put(config, refTaps);
+                    configurations.put(config.options(), refTaps);
                     if (layout.isEmpty()) refTaps.values().forEach(t -> layout.put(t.name(), t.shape()));
                 }
                 EngineTaps run = engineRuns.get(mode);

@@ -319,18 +319,19 @@ public final class Converter {
         private record Written(NameRow row, NpyArray array) {}
 
         /** The tensors of a state-dict or checkpoint output, in the output dtype, by output name. */
-        private SequencedMap<String, Written> outputTensors() {
+        private SequencedMap<String, Written> outputTensors() throws WorkbenchException {
             SequencedMap<String, Written> out = new LinkedHashMap<>();
             ModelWeights w = dtyped();
+            if (to == Format.FLAX) {
+                // the rows the checkpoint writer writes: no zero-filled bias, no derived permutation
+                for (NameRow row : WeightTargets.flaxRows(w)) {
+                    out.put(row.flaxPath() + (row.layer() >= 0 ? "[" + row.layer() + "]" : ""), new Written(row, w.tensor(row)));
+                }
+                return out;
+            }
             for (NameRow row : w.names().rows()) {
                 NpyArray a = w.tensor(row);
-                if (a == null) continue;
-                if (to == Format.FLAX) {
-                    if (row.transform() == Transform.ZERO_FILL) continue;
-                    out.put(row.flaxPath() + (row.layer() >= 0 ? "[" + row.layer() + "]" : ""), new Written(row, a));
-                } else {
-                    out.put(row.torchKey(), new Written(row, a));
-                }
+                if (a != null) out.put(row.torchKey(), new Written(row, a));
             }
             return out;
         }

@@ -37,7 +37,7 @@ final class LoraSafetensors {
         try {
             contents = Safetensors.read(file);
         } catch (IOException e) {
-            throw new WorkbenchException(ErrorKind.IO, file + ": cannot read: " + e.getMessage(), e);
+            throw WorkbenchException.cannotRead(file, e);
         }
         Map<String, Object> lora = new LinkedHashMap<>();
         for (var e : contents.tensors().entrySet()) {

@@ -131,7 +131,8 @@ public final class V3Checkpoints {
             }
             if (row.flaxPath() == null) continue;
             NpyArray leaf = params.get(row.flaxPath());
-            read.add(row.flaxPath());
+            // every layer's row reads the same stacked leaf: check it once
+            boolean first = read.add(row.flaxPath());
             if (leaf == null && row.name().endsWith(".calibration")) {
                 out.put(row.name(), NpyArray.ofFloats(row.shape(), defaultCalibration()));
                 continue;
@@ -140,7 +141,7 @@ public final class V3Checkpoints {
             if (!Arrays.equals(leaf.shape(), row.flaxShape())) {
                 throw param(ErrorKind.SHAPE_MISMATCH, file, row.flaxPath(), "has shape " + Arrays.toString(leaf.shape()) + ", the config needs " + Arrays.toString(row.flaxShape()));
             }
-            if (nonFinite == NonFinitePolicy.REFUSE) {
+            if (first && nonFinite == NonFinitePolicy.REFUSE) {
                 NonFiniteCount bad = NonFiniteCount.of(leaf);
                 if (bad.any()) throw param(ErrorKind.NON_FINITE, file, row.flaxPath(), "holds non-finite values: " + bad.describe(leaf.shape()) + "; " + NonFinitePolicy.OVERRIDE_HINT);
             }

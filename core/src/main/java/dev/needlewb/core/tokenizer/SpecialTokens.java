@@ -33,9 +33,8 @@ public final class SpecialTokens {
             TOOLS_START, TOOLS_END, TOOL_CALL_START, TOOL_CALL_END, TOOL_RESULT_START, TOOL_RESULT_END);
 
     /** Needle 3's sixteen: Needle 2's ten, then context, extract and schema. */
-    public static final List<String> NEEDLE3_CHAT_MARKERS = List.of(IM_START, IM_END, THINK_START, THINK_END,
-            TOOLS_START, TOOLS_END, TOOL_CALL_START, TOOL_CALL_END, TOOL_RESULT_START, TOOL_RESULT_END,
-            CONTEXT_START, CONTEXT_END, EXTRACT_START, EXTRACT_END, SCHEMA_START, SCHEMA_END);
+    public static final List<String> NEEDLE3_CHAT_MARKERS = java.util.stream.Stream.concat(CHAT_MARKERS.stream(),
+            java.util.stream.Stream.of(CONTEXT_START, CONTEXT_END, EXTRACT_START, EXTRACT_END, SCHEMA_START, SCHEMA_END)).toList();
 
     /** The special ids upstream hard-codes (tokenizer.py) and writes into every blob header. */
     public static final int PAD_ID = 0;

@@ -19,6 +19,7 @@ import java.util.Map;
  */
 public final class DjlTorchBackend implements TorchBackend {
     private static final String ENGINE = "PyTorch";
+    private static volatile String waitPolicy;
 
     /** The service loader's constructor: nothing is loaded until {@link #load}. */
     public DjlTorchBackend() {}
@@ -41,11 +42,13 @@ public final class DjlTorchBackend implements TorchBackend {
     @Override
     public String describe() {
         Engine engine = Engine.getEngine(engine());
-        return "libtorch " + engine.getVersion() + " (DJL " + Engine.getDjlVersion() + ", cpu, float32)";
+        return "libtorch " + engine.getVersion() + " (DJL " + Engine.getDjlVersion() + ", cpu, float32, OpenMP wait policy " + waitPolicy + ")";
     }
 
+    /** The engine's name, after the settings that must precede loading libtorch. */
     private static String engine() {
         System.setProperty("ai.djl.offline", "true");
+        if (waitPolicy == null) waitPolicy = OpenMpWaitPolicy.passiveUnlessSet();
         return ENGINE;
     }
 }

@@ -60,7 +60,7 @@ final class IdempotenceCommand implements Callable<Integer> {
         }
         scale.check();
         ModelFile file = ModelFile.of(input);
-        InputFile inputFile = new InputFile("input", Path.of(file.path()), file.bytes(), file.sha256());
+        InputFile inputFile = file.input("input");
         Boolean codebookMatches;
         String kind;
         List<IdempotenceTask> tasks = new ArrayList<>();

@@ -105,7 +105,7 @@ final class ToolCallsCommand implements Callable<Integer> {
         if (limit != null && limit < 1) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--limit must be at least 1, got " + limit);
         String text = ToolCallCase.text(casesFile);
         String source = ToolCallCase.source(casesFile);
-        List<ToolCallCase> cases = ToolCallCase.read(casesFile);
+        List<ToolCallCase> cases = ToolCallCase.parse(text, source);
         if (limit != null && limit < cases.size()) cases = cases.subList(0, limit);
         PrintWriter say = spec.commandLine().getErr();
         try (CactFile cact = CactFile.open(model, nonFinite.policy())) {
@@ -123,7 +123,8 @@ final class ToolCallsCommand implements Callable<Integer> {
                 prepared.add(p);
             }
             ToolCallEval eval = new ToolCallEval(cases, prepared);
-            List<ModelFile> files = new ArrayList<>(List.of(ModelFile.of(model)));
+            ModelFile modelFile = ModelFile.of(model);
+            List<ModelFile> files = new ArrayList<>(List.of(modelFile));
             ModelFile againstFile = null, likeFile = null;
             if (against != null) {
                 ModelSource weights = ModelSource.load(against, like != null ? like : model, nonFinite.policy());
@@ -133,7 +134,7 @@ final class ToolCallsCommand implements Callable<Integer> {
                 files.add(againstFile = ModelFile.of(against));
                 if (like != null) files.add(likeFile = ModelFile.of(like));
             }
-            ToolCallTask.Setup setup = new ToolCallTask.Setup(files.getFirst(), againstFile, likeFile, nonFinite.policy(), capped, maxNew, thinkMax);
+            ToolCallTask.Setup setup = new ToolCallTask.Setup(modelFile, againstFile, likeFile, nonFinite.policy(), capped, maxNew, thinkMax);
             String[] lines = ToolCallCase.lines(text);
             List<ToolCallTask> tasks = new ArrayList<>();
             for (String name : names) {
@@ -153,9 +154,9 @@ final class ToolCallsCommand implements Callable<Integer> {
             }
             ToolCallReport result = new ToolCallReport(eval, runs, profile, tokenizer, capped);
             List<InputFile> inputs = new ArrayList<>();
-            inputs.add(InputFile.of("model", cact));
+            inputs.add(modelFile.input("model"));
             if (Files.exists(casesFile)) inputs.add(InputFile.of("cases", casesFile));
-            if (against != null) inputs.add(InputFile.of("against", against));
+            if (againstFile != null) inputs.add(againstFile.input("against"));
             Report report = new Report("toolcalls", inputs, CommandLines.of(spec));
             result.fill(report.body(), maxNew, thinkMax);
             String markdown = result.markdown(inputs);

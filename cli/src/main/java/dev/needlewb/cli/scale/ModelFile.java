@@ -33,6 +33,11 @@ public record ModelFile(String path, long bytes, String sha256) implements Seria
         return new ModelFile(f.path().toString(), f.bytes(), f.sha256());
     }
 
+    /** How a report lists this file, from the hash already taken. */
+    public InputFile input(String role) {
+        return new InputFile(role, Path.of(path), bytes, sha256);
+    }
+
     /** The file's name (what Spark ships it under). */
     public String name() {
         return Path.of(path).getFileName().toString();

@@ -78,7 +78,8 @@ public record ToolCallCase(String id, int line, String query, String system, Too
         return text.split("\n", -1);
     }
 
-    static List<ToolCallCase> parse(String text, String source) throws WorkbenchException {
+    /** The cases of a text read by {@link #text}, errors naming {@code source}. */
+    public static List<ToolCallCase> parse(String text, String source) throws WorkbenchException {
         List<ToolCallCase> cases = new ArrayList<>();
         String[] lines = lines(text);
         for (int i = 0; i < lines.length; i++) {

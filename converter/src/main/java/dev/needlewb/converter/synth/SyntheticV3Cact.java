@@ -53,8 +53,8 @@ public final class SyntheticV3Cact {
             String name = t.name();
             long[] shape = t.shape(g, heads.size());
             tensors.add(switch (t.tensor()) {
-                case HADA_P1 -> permutation(name, HadaPermutations.draw(HadaPermutations.SEED_1, g.hadaN(), false));
-                case HADA_P2 -> permutation(name, HadaPermutations.draw(HadaPermutations.SEED_2, g.hadaN(), false));
+                case HADA_P1 -> permutation(name, HadaPermutations.Gather.P1.draw(g.hadaN(), false));
+                case HADA_P2 -> permutation(name, HadaPermutations.Gather.P2.draw(g.hadaN(), false));
                 case HEADS_MANIFEST -> SyntheticCact.fp16Values(name, heads.stream().mapToDouble(h -> h.head().code()).toArray());
                 case HEAD_BIAS -> SyntheticCact.fp16(name, shape, rnd, t.head().head().flaxBias() ? 0.02 : 0);
                 case TOKENIZER -> CactTensor.of(name, CactDType.RAW, new long[0], 0, 0, tokenizerBlob);

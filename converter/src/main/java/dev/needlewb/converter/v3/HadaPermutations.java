@@ -16,15 +16,49 @@ import java.nio.ByteOrder;
  * stores them as FP32 (export.py:290-297), which the reader checks before anything indexes with them.
  */
 public final class HadaPermutations {
-    public static final int SEED_1 = 11;
-    public static final int SEED_2 = 13;
+    /** The two gathers: their tensor names and the seeds upstream draws them from. */
+    public enum Gather {
+        P1("hada_p1", 11),
+        P2("hada_p2", 13);
+
+        public final String tensor;
+        public final int seed;
+
+        Gather(String tensor, int seed) {
+            this.tensor = tensor;
+            this.seed = seed;
+        }
+
+        /** Upstream's draw of this gather for length {@code n}, split in halves or not. */
+        public int[] draw(int n, boolean split) {
+            return HadaPermutations.draw(seed, n, split);
+        }
+
+        /** Whether {@code values} are exactly upstream's draw of this gather (unsplit or split). */
+        public boolean isUpstreams(float[] values, boolean split) {
+            int[] p = draw(values.length, split);
+            for (int i = 0; i < p.length; i++) {
+                if (values[i] != p[i]) return false;
+            }
+            return true;
+        }
+
+        /** The gather stored under tensor {@code name}, or null. */
+        public static Gather named(String name) {
+            for (Gather g : values()) {
+                if (g.tensor.equals(name)) return g;
+            }
+            return null;
+        }
+    }
+
     private static final int SPLIT_SEED_OFFSET = 977;
     private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private HadaPermutations() {}
 
     /** The permutation upstream draws from {@code seed} for length {@code n}, split in halves or not. */
-    public static int[] draw(int seed, int n, boolean split) {
+    private static int[] draw(int seed, int n, boolean split) {
         if (!split) return new LegacyRandomState(seed).permutation(n);
         int half = n / 2;
         int[] low = new LegacyRandomState(seed).permutation(half);
@@ -63,14 +97,5 @@ public final class HadaPermutations {
     static void check(CactBytes b, TensorRecord r) throws FormatException {
         Problem p = problem(b.bytes().asSlice(r.offset(), r.nbytes()), (int) r.dim(0));
         if (p != null) throw new FormatException(ErrorKind.BAD_VALUE, b.file(), r.index(), r.name(), r.offset() + 4L * p.position(), p.text());
-    }
-
-    /** Whether {@code values} are exactly upstream's permutation from {@code seed} (unsplit or split). */
-    static boolean isUpstreams(float[] values, int seed, boolean split) {
-        int[] p = draw(seed, values.length, split);
-        for (int i = 0; i < p.length; i++) {
-            if (values[i] != p[i]) return false;
-        }
-        return true;
     }
 }

@@ -66,11 +66,11 @@ public final class V3Cact implements CactGeneration {
                     + (tokenizer ? " and a tokenizer" : "") + " has " + layout.size());
         }
         // what the reader refuses is not written: the permutations (the rest of a record the writer checks itself)
-        for (String name : List.of("hada_p1", "hada_p2")) {
-            CactTensor t = model.tensor(name);
+        for (HadaPermutations.Gather gather : HadaPermutations.Gather.values()) {
+            CactTensor t = model.tensor(gather.tensor);
             if (t.dtype() != CactDType.FP32 || t.data().byteSize() != 4L * g.hadaN()) continue;
             HadaPermutations.Problem p = HadaPermutations.problem(t.data(), g.hadaN());
-            if (p != null) throw new WorkbenchException(ErrorKind.BAD_VALUE, "cannot write .cact: tensor " + name + ": " + p.text());
+            if (p != null) throw new WorkbenchException(ErrorKind.BAD_VALUE, "cannot write .cact: tensor " + gather.tensor + ": " + p.text());
         }
         return layout;
     }
@@ -79,7 +79,7 @@ public final class V3Cact implements CactGeneration {
     @Override
     public void checkValues(CactBytes bytes, List<TensorRecord> records) throws FormatException {
         for (TensorRecord r : records) {
-            if (r.name().equals("hada_p1") || r.name().equals("hada_p2")) HadaPermutations.check(bytes, r);
+            if (HadaPermutations.Gather.named(r.name()) != null) HadaPermutations.check(bytes, r);
         }
     }
 

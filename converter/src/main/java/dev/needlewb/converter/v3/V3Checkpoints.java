@@ -124,9 +124,9 @@ public final class V3Checkpoints {
         Set<String> read = new HashSet<>();
         SequencedMap<String, NpyArray> out = new LinkedHashMap<>();
         for (NameRow row : names.rows()) {
-            if (row.name().equals("hada_p1") || row.name().equals("hada_p2")) {
-                int seed = row.name().equals("hada_p1") ? HadaPermutations.SEED_1 : HadaPermutations.SEED_2;
-                out.put(row.name(), permutation(HadaPermutations.draw(seed, row.shape()[0], c.splitPermutations())));
+            HadaPermutations.Gather gather = HadaPermutations.Gather.named(row.name());
+            if (gather != null) {
+                out.put(row.name(), permutation(gather.draw(row.shape()[0], c.splitPermutations())));
                 continue;
             }
             if (row.flaxPath() == null) continue;
@@ -163,11 +163,10 @@ public final class V3Checkpoints {
      * permutation would be lost on the way.
      */
     public static void refuseUndrawnPermutations(ModelWeights w, V3Config c) throws WorkbenchException {
-        for (String name : List.of("hada_p1", "hada_p2")) {
-            NpyArray p = w.tensors().get(name);
-            int seed = name.equals("hada_p1") ? HadaPermutations.SEED_1 : HadaPermutations.SEED_2;
-            if (p != null && !HadaPermutations.isUpstreams(p.asFloats(), seed, c.splitPermutations())) {
-                throw new WorkbenchException(ErrorKind.UNSUPPORTED, name + " is not upstream's draw from RandomState(" + seed + "): a checkpoint"
+        for (HadaPermutations.Gather gather : HadaPermutations.Gather.values()) {
+            NpyArray p = w.tensors().get(gather.tensor);
+            if (p != null && !gather.isUpstreams(p.asFloats(), c.splitPermutations())) {
+                throw new WorkbenchException(ErrorKind.UNSUPPORTED, gather.tensor + " is not upstream's draw from RandomState(" + gather.seed + "): a checkpoint"
                         + " has no leaf for it (the model draws it), so writing one would lose it; keep this model as .cact or a state dict");
             }
         }

@@ -31,19 +31,17 @@ final class V3Notes {
     /** Permutations other than upstream's unsplit draws: the split ones of ladder_widths, or others. */
     private static List<String> permutations(CactFile file) {
         List<String> notes = new ArrayList<>();
-        int[] seeds = {HadaPermutations.SEED_1, HadaPermutations.SEED_2};
-        String[] names = {"hada_p1", "hada_p2"};
-        for (int i = 0; i < 2; i++) {
+        for (HadaPermutations.Gather gather : HadaPermutations.Gather.values()) {
             float[] p;
             try {
-                p = file.dequantize(file.tensor(names[i]).index());
+                p = file.dequantize(file.tensor(gather.tensor).index());
             } catch (dev.needlewb.core.FormatException e) {
                 throw new IllegalStateException("an FP32 record of a validated file reads", e);
             }
-            if (HadaPermutations.isUpstreams(p, seeds[i], false)) continue;
-            notes.add(names[i] + (HadaPermutations.isUpstreams(p, seeds[i], true)
+            if (gather.isUpstreams(p, false)) continue;
+            notes.add(gather.tensor + (gather.isUpstreams(p, true)
                     ? " holds the split permutation of a model trained with ladder_widths (architecture.py:693-701)"
-                    : " is a permutation but not upstream's RandomState(" + seeds[i] + ") draw; the file's is what a reader uses"));
+                    : " is a permutation but not upstream's RandomState(" + gather.seed + ") draw; the file's is what a reader uses"));
         }
         return notes;
     }

@@ -24,8 +24,8 @@ public final class MlpPermutations {
     /** The permutations upstream draws for {@code c}. */
     public static MlpPermutations of(V3Config c) {
         int n = c.hadaN();
-        return new MlpPermutations(HadaPermutations.draw(HadaPermutations.SEED_1, n, c.splitPermutations()),
-                HadaPermutations.draw(HadaPermutations.SEED_2, n, c.splitPermutations()));
+        return new MlpPermutations(HadaPermutations.Gather.P1.draw(n, c.splitPermutations()),
+                HadaPermutations.Gather.P2.draw(n, c.splitPermutations()));
     }
 
     /**

@@ -121,7 +121,7 @@ public final class V3GeometryDraws {
 
     /**
      * None, all, or any set of the layers; a quarter of the sets also name a layer past the stack (upstream's
-     * _pack_cact writes its bit, read_export drops it: export.py:411-413, 476).
+     * _pack_cact writes its bit, read_export drops it: export.py:411-413, 461-477).
      */
     private static int[] globalLayers(SplittableRandom r, int layers) {
         List<Integer> g = new ArrayList<>();

@@ -47,6 +47,8 @@ import picocli.CommandLine.Option;
 final class GeometrySweepCommand implements Callable<Integer> {
     private static final List<Integer> WIDTHS = List.of(128, 256, 512);
     private static final int MAX_COUNT = 10_000;
+    /** The values of --generation that name one generation. */
+    private static final Map<String, Generation> GENERATIONS = Map.of("2", Generation.NEEDLE2, "3", Generation.NEEDLE3);
 
     @Option(names = "--generation", paramLabel = "2|3|both", defaultValue = "both",
             description = "Needle generation of the geometries: 2, 3 or both, --count of each (default: ${DEFAULT-VALUE}).")
@@ -126,12 +128,13 @@ final class GeometrySweepCommand implements Callable<Integer> {
     private List<Generation> generations;
 
     private void checkOptions() throws WorkbenchException {
-        generations = switch (generation) {
-            case "2" -> List.of(Generation.NEEDLE2);
-            case "3" -> List.of(Generation.NEEDLE3);
-            case "both" -> List.of(Generation.NEEDLE2, Generation.NEEDLE3);
-            default -> throw new WorkbenchException(ErrorKind.BAD_OPTION, "--generation must be 2, 3 or both, got '" + generation + "'");
-        };
+        if (generation.equals("both")) {
+            generations = List.of(Generation.values());
+        } else if (GENERATIONS.containsKey(generation)) {
+            generations = List.of(GENERATIONS.get(generation));
+        } else {
+            throw new WorkbenchException(ErrorKind.BAD_OPTION, "--generation must be 2, 3 or both, got '" + generation + "'");
+        }
         if (count < 1 || count > MAX_COUNT) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--count must be 1.." + MAX_COUNT + ", got " + count);
         if (only != null && generations.size() > 1) {
             throw new WorkbenchException(ErrorKind.BAD_OPTION, "--only needs --generation 2 or 3 (each generation's draws are numbered from 0)");
@@ -248,7 +251,8 @@ final class GeometrySweepCommand implements Callable<Integer> {
     private List<String> reproduce(GeometryOutcome o) throws WorkbenchException {
         String launcher = (engines.contains(EngineMode.TORCH.label()) ? "NEEDLE_WB_TORCH=1 " : "") + "./needle-wb";
         List<String> lines = new ArrayList<>();
-        lines.add(launcher + " sweep geometries --generation " + (o.drawn().generation() == Generation.NEEDLE3 ? "3" : "2") + " --seed " + seed
+        String g = GENERATIONS.entrySet().stream().filter(e -> e.getValue() == o.drawn().generation()).findFirst().orElseThrow().getKey();
+        lines.add(launcher + " sweep geometries --generation " + g + " --seed " + seed
                 + " --count " + count + " --only " + o.index() + " --widths "
                 + widths.stream().map(String::valueOf).collect(Collectors.joining(",")) + " --engine " + String.join(",", engines)
                 + " --tokens " + tokens + (profile != null ? " --profile " + profile : "") + " --out " + out.resolve("only-" + o.drawn().name()));

@@ -3,10 +3,10 @@ package dev.needlewb.cli;
 import dev.needlewb.cli.scale.ScaleOptions;
 import dev.needlewb.cli.scale.SweepJob;
 import dev.needlewb.cli.scale.SweepRunner;
-import dev.needlewb.converter.synth.DrawnGeometry;
-import dev.needlewb.converter.synth.GeometryDraws;
+import dev.needlewb.converter.synth.DrawnModel;
 import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.generation.Generation;
 import dev.needlewb.engine.torch.TorchBackend;
 import dev.needlewb.reports.parity.EngineMode;
 import dev.needlewb.reports.parity.ToleranceProfile;
@@ -34,28 +34,34 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Draws valid geometries ({@link GeometryDraws}), and for each writes an upstream-style checkpoint and a
+ * Draws valid geometries of each generation asked for ({@link DrawnModel#draw}), and for each writes an upstream-style checkpoint and a
  * tokenizer, converts them with {@code convert} as a user would, then runs {@code parity} (every engine
  * against the float64 reference under its profile) at every vector width asked for, each width in a JVM
  * of its own; one report, {@code sweep.json} and {@code sweep.md}. The files stay in
  * {@code OUT/geometries/NAME/} so a failure can be rerun by hand.
  */
 @Command(name = "geometries", mixinStandardHelpOptions = true,
-        description = {"Draw valid Needle 2 geometries (upstream's exporter rules, see docs/geometry.md), convert a synthetic checkpoint of each",
+        description = {"Draw valid Needle 2 and Needle 3 geometries (upstream's rules, see docs/geometry.md), convert a synthetic checkpoint of each",
             "and run parity with every engine at every vector width; writes sweep.json and sweep.md.",
             "Exit 0: every geometry passed everywhere; 1: some comparison out of tolerance or some command failed; 2: bad options."})
 final class GeometrySweepCommand implements Callable<Integer> {
     private static final List<Integer> WIDTHS = List.of(128, 256, 512);
     private static final int MAX_COUNT = 10_000;
+    /** The values of --generation that name one generation. */
+    private static final Map<String, Generation> GENERATIONS = Map.of("2", Generation.NEEDLE2, "3", Generation.NEEDLE3);
+
+    @Option(names = "--generation", paramLabel = "2|3|both", defaultValue = "both",
+            description = "Needle generation of the geometries: 2, 3 or both, --count of each (default: ${DEFAULT-VALUE}).")
+    String generation;
 
     @Option(names = "--count", paramLabel = "N", defaultValue = "12",
-            description = "Geometries to draw: the 8 corner geometries first, then random ones (default: ${DEFAULT-VALUE}).")
+            description = "Geometries to draw of each generation: the corner geometries first (8 of Needle 2, 6 of Needle 3), then random ones (default: ${DEFAULT-VALUE}).")
     int count;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "2026", description = "Seed of the draws and the weights (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--only", paramLabel = "K", description = "Run geometry K (0-based) of the draws alone.")
+    @Option(names = "--only", paramLabel = "K", description = "Run geometry K (0-based) of one generation's draws alone (with --generation 2 or 3).")
     Integer only;
 
     @Option(names = "--widths", split = ",", paramLabel = "BITS", defaultValue = "128,256,512",
@@ -96,17 +102,19 @@ final class GeometrySweepCommand implements Callable<Integer> {
         }
         List<Integer> indices = only != null ? List.of(only) : java.util.stream.IntStream.range(0, count).boxed().toList();
         List<Converted> converted = new ArrayList<>();
-        try (Progress progress = Progress.start("convert", indices.size())) {
-            for (int i = 0; i < indices.size(); i++) {
-                converted.add(convert(indices.get(i)));
-                progress.update(i + 1);
+        try (Progress progress = Progress.start("convert", indices.size() * generations.size())) {
+            for (Generation g : generations) {
+                for (int i : indices) {
+                    converted.add(convert(g, i));
+                    progress.update(converted.size());
+                }
             }
         }
         Map<Integer, Map<String, GeometryParityTask.Result>> byWidth = runWidths(converted, say);
         List<GeometryOutcome> outcomes = new ArrayList<>();
         for (Converted c : converted) outcomes.add(outcome(c, byWidth));
         GeometryOutcome first = outcomes.stream().filter(o -> !o.passed()).findFirst().orElse(null);
-        SweepReport report = new SweepReport(new SweepReport.Settings(seed, count, only, widths, engines, tokens), outcomes,
+        SweepReport report = new SweepReport(new SweepReport.Settings(generations, seed, count, only, widths, engines, tokens), outcomes,
                 first == null ? List.of() : reproduce(first), CommandLines.of(spec));
         List<Path> written = ReportFiles.write(out, SweepReport.KIND, report.report(), report.markdown(), null);
         say.println(report.headline());
@@ -116,8 +124,21 @@ final class GeometrySweepCommand implements Callable<Integer> {
         return report.passed() ? 0 : 1;
     }
 
+    /** The generations of {@code --generation}, in release order. */
+    private List<Generation> generations;
+
     private void checkOptions() throws WorkbenchException {
+        if (generation.equals("both")) {
+            generations = List.of(Generation.values());
+        } else if (GENERATIONS.containsKey(generation)) {
+            generations = List.of(GENERATIONS.get(generation));
+        } else {
+            throw new WorkbenchException(ErrorKind.BAD_OPTION, "--generation must be 2, 3 or both, got '" + generation + "'");
+        }
         if (count < 1 || count > MAX_COUNT) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--count must be 1.." + MAX_COUNT + ", got " + count);
+        if (only != null && generations.size() > 1) {
+            throw new WorkbenchException(ErrorKind.BAD_OPTION, "--only needs --generation 2 or 3 (each generation's draws are numbered from 0)");
+        }
         if (only != null && (only < 0 || only >= count)) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--only must be 0.." + (count - 1) + " (--count " + count + "), got " + only);
         for (int w : widths) if (!WIDTHS.contains(w)) throw new WorkbenchException(ErrorKind.BAD_OPTION, "--widths: " + w + " is not one of 128, 256, 512");
         widths = List.copyOf(new LinkedHashSet<>(widths));
@@ -136,10 +157,10 @@ final class GeometrySweepCommand implements Callable<Integer> {
     }
 
     /** A drawn geometry with its files and how its conversion ended. */
-    private record Converted(int index, DrawnGeometry drawn, Path dir, Path model, CommandOutcome convert) {}
+    private record Converted(int index, DrawnModel drawn, Path dir, Path model, CommandOutcome convert) {}
 
-    private Converted convert(int index) throws WorkbenchException, IOException {
-        DrawnGeometry drawn = GeometryDraws.draw(seed, index);
+    private Converted convert(Generation g, int index) throws WorkbenchException, IOException {
+        DrawnModel drawn = DrawnModel.draw(g, seed, index);
         Path dir = out.resolve("geometries").resolve(drawn.name());
         Files.createDirectories(dir);
         Path checkpoint = dir.resolve("checkpoint.pkl"), tokenizer = dir.resolve("tokenizer.model"), model = dir.resolve("model.cact");
@@ -230,9 +251,11 @@ final class GeometrySweepCommand implements Callable<Integer> {
     private List<String> reproduce(GeometryOutcome o) throws WorkbenchException {
         String launcher = (engines.contains(EngineMode.TORCH.label()) ? "NEEDLE_WB_TORCH=1 " : "") + "./needle-wb";
         List<String> lines = new ArrayList<>();
-        lines.add(launcher + " sweep geometries --seed " + seed + " --count " + count + " --only " + o.index() + " --widths "
+        String g = GENERATIONS.entrySet().stream().filter(e -> e.getValue() == o.drawn().generation()).findFirst().orElseThrow().getKey();
+        lines.add(launcher + " sweep geometries --generation " + g + " --seed " + seed
+                + " --count " + count + " --only " + o.index() + " --widths "
                 + widths.stream().map(String::valueOf).collect(Collectors.joining(",")) + " --engine " + String.join(",", engines)
-                + " --tokens " + tokens + (profile != null ? " --profile " + profile : "") + " --out " + out.resolve("only-" + o.index()));
+                + " --tokens " + tokens + (profile != null ? " --profile " + profile : "") + " --out " + out.resolve("only-" + o.drawn().name()));
         int bits = o.failingBits();
         if (bits != 0) {
             Converted c = new Converted(o.index(), o.drawn(), o.model().getParent(), o.model(), o.convert());

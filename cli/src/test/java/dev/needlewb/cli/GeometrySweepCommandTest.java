@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -19,34 +18,39 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class GeometrySweepCommandTest {
     /**
-     * A profile no engine can meet makes every comparison fail: the report names the first geometry and the
-     * two commands that rerun it alone, and both reproduce the failure.
+     * A profile no engine can meet makes every comparison fail: the report names the first geometry of the
+     * generation swept and the two commands that rerun it alone, and both reproduce the failure.
      */
-    @Test
-    void aFailureNamesTheFirstGeometryAndCommandsThatReproduceIt(@TempDir Path dir) throws Exception {
+    @ParameterizedTest
+    @CsvSource({"2, 3, Needle 2, g00-", "3, 1, Needle 3, v3-g00-"})
+    void aFailureNamesTheFirstGeometryAndCommandsThatReproduceIt(String generation, int count, String displayName, String firstName,
+            @TempDir Path dir) throws Exception {
         Path impossible = Files.writeString(dir.resolve("impossible.json"),
                 "{\"name\": \"impossible\", \"rules\": [{\"taps\": \"*\", \"why\": \"test\", \"max_rel_l2\": 1e-30}]}");
         Path out = dir.resolve("failing");
-        CliRun failing = CliRun.of("sweep", "geometries", "--count", "3", "--widths", "256", "--engine", "exact", "--tokens", "4",
-                "--profile", impossible.toString(), "--out", out.toString());
+        CliRun failing = CliRun.of("sweep", "geometries", "--generation", generation, "--count", Integer.toString(count), "--widths", "256",
+                "--engine", "exact", "--tokens", "4", "--profile", impossible.toString(), "--out", out.toString());
         assertThat(failing.exit()).as(failing.err()).isEqualTo(1);
         JsonNode sweep = Report.JSON.readTree(out.resolve("sweep.json").toFile()).path("sweep");
         assertThat(sweep.path("passed").asBoolean()).isFalse();
         assertThat(sweep.path("crashed").asBoolean()).isFalse();
         JsonNode first = sweep.path("first_failure");
         assertThat(first.path("index").asInt()).isZero();
+        assertThat(first.path("generation").asText()).isEqualTo(displayName);
+        assertThat(first.path("geometry").asText()).startsWith(firstName);
         assertThat(first.path("failure").asText()).startsWith("256 bits: exact out of tolerance (profile impossible) at ");
         List<String> reproduce = new ArrayList<>();
         first.path("reproduce").forEach(r -> reproduce.add(r.asText()));
         assertThat(reproduce).hasSize(2);
-        assertThat(reproduce.get(0)).startsWith("./needle-wb sweep geometries --seed 2026 --count 3 --only 0 --widths 256 --engine exact");
+        assertThat(reproduce.get(0)).startsWith("./needle-wb sweep geometries --generation " + generation + " --seed 2026 --count " + count
+                + " --only 0 --widths 256 --engine exact");
         assertThat(reproduce.get(1)).startsWith("NEEDLE_VECTOR_BITS=256 ./needle-wb parity ");
-        assertThat(failing.out()).contains("FAIL: 0 of 3 geometries").contains("reproduce: " + reproduce.get(0));
+        assertThat(failing.out()).contains("FAIL: 0 of " + count + " geometries").contains("reproduce: " + reproduce.get(0));
         assertThat(Files.readString(out.resolve("sweep.md"))).contains("## First failure").contains(reproduce.get(1));
 
         CliRun alone = CliRun.of(arguments(reproduce.get(0)));
         assertThat(alone.exit()).isEqualTo(1);
-        JsonNode again = Report.JSON.readTree(out.resolve("only-0/sweep.json").toFile()).path("sweep");
+        JsonNode again = Report.JSON.readTree(out.resolve("only-" + first.path("geometry").asText()).resolve("sweep.json").toFile()).path("sweep");
         assertThat(again.path("geometries")).hasSize(1);
         assertThat(again.at("/first_failure/geometry").asText()).isEqualTo(first.path("geometry").asText());
         CliRun parity = CliRun.of(arguments(reproduce.get(1)));
@@ -64,7 +68,9 @@ class GeometrySweepCommandTest {
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "--count 0 | --count must be 1..10000, got 0",
-        "--count 3 --only 3 | --only must be 0..2 (--count 3), got 3",
+        "--generation 3 --count 3 --only 3 | --only must be 0..2 (--count 3), got 3",
+        "--only 0 | --only needs --generation 2 or 3 (each generation's draws are numbered from 0)",
+        "--generation 4 | --generation must be 2, 3 or both, got '4'",
         "--widths 64 | --widths: 64 is not one of 128, 256, 512",
         "--engine exact,cuda | --engine: unknown engine 'cuda' (known: exact, int8, batch, torch)",
         "--tokens 1 | --tokens must be 2..256, got 1",

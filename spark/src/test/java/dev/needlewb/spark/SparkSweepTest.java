@@ -87,6 +87,7 @@ class SparkSweepTest {
         JsonNode spread = sweep("--master", "local[2]");
         assertThat(spread.get("sweep").get("geometries").size()).isEqualTo(2);
         assertThat(spread.get("sweep").get("geometries").get(0).has("model")).isTrue();
+        assertThat(spread.get("sweep").get("geometries").get(1).get("generation").asText()).isEqualTo("Needle 3");
         assertThat(comparable(spread)).isEqualTo(comparable(alone));
     }
 
@@ -143,10 +144,13 @@ class SparkSweepTest {
         return new ObjectMapper().readTree(out.resolve("idempotence.json").toFile());
     }
 
-    /** {@code sweep geometries} of two draws at 256 bits, engine exact, into the same folder each time (the report names its files). */
+    /**
+     * {@code sweep geometries} of one draw of each generation at 256 bits, engine exact, into the same folder each time (the report
+     * names its files).
+     */
     private static JsonNode sweep(String... options) throws Exception {
         Path out = dir.resolve("sweep");
-        List<String> args = new ArrayList<>(List.of("sweep", "geometries", "--count", "2", "--widths", "256", "--engine", "exact", "--tokens", "4",
+        List<String> args = new ArrayList<>(List.of("sweep", "geometries", "--count", "1", "--widths", "256", "--engine", "exact", "--tokens", "4",
                 "--out", out.toString()));
         args.addAll(List.of(options));
         StringWriter stdout = new StringWriter(), stderr = new StringWriter();

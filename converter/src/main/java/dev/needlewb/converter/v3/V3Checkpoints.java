@@ -42,7 +42,8 @@ public final class V3Checkpoints {
     public static V3Geometry geometry(V3Config c, int kvWindow) {
         var e = c.engram();
         long mask = 0;
-        for (int l : c.globalLayers()) mask |= 1L << l;
+        // export.py:411-413, 420 keep bits 0..63 of the Python int; Java's shift would wrap 64 and up onto the low bits
+        for (int l : c.globalLayers()) if (l < V3Geometry.MAX_LAYERS) mask |= 1L << l;
         int[] orders = c.engramOrders().stream().mapToInt(Integer::intValue).toArray();
         return new V3Geometry(c.vocabSize(), c.outVocab(), c.dModel(), c.numHeads(), c.numKvHeads(), c.numLayers(),
                 c.qkDim(), c.vDim(), c.maxSeqLen(), c.hadaN(), c.mhcLanes(), c.slidingWindow(), mask, c.qkvConvTaps(),

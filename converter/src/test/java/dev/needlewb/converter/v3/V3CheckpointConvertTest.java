@@ -144,6 +144,12 @@ class V3CheckpointConvertTest {
         // the released config: per layer 252 B, per site 864 B, the 16 local layers and 5 sites cost
         // 8,552,448 B of the window 1024, leaving (12,058,624 - 8,552,448) / (4 x 252) = 3478 -> 3456 for the global ones
         assertThat(V3KvBudget.budgetWindow(V3Config.released())).isEqualTo(3456);
+        // global layers past the stack: _pack_cact writes bits 0..63 of the Python int (export.py:411-413, 420), so 64 and
+        // 70 set nothing (a 64-bit shift would wrap them onto layers 0 and 6) and 9 sets a bit read_export drops
+        V3Config past = V3Config.fromSaved(java.util.Map.of("num_layers", 4L, "sliding_window", 8L, "global_layers", List.of(1L, 9L, 64L, 70L),
+                "qk_head_dim", 0L));
+        assertThat(V3Checkpoints.geometry(past, 256).globalMask()).isEqualTo(1L << 1 | 1L << 9);
+        assertThat(V3Checkpoints.geometry(past, 256).globalLayers()).containsExactly(1);
     }
 
     @Test

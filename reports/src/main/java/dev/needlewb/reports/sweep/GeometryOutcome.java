@@ -1,14 +1,14 @@
 package dev.needlewb.reports.sweep;
 
-import dev.needlewb.converter.synth.DrawnGeometry;
+import dev.needlewb.converter.synth.DrawnModel;
 import java.nio.file.Path;
 import java.util.List;
 
 /**
- * One geometry of a sweep: what was drawn ({@code shape} describes it), the file {@code convert}
+ * One geometry of a sweep: what was drawn ({@code index} of its generation's draws; {@code shape} describes it), the file {@code convert}
  * wrote from its checkpoint, and the parity run at each width (none when the conversion failed).
  */
-public record GeometryOutcome(int index, DrawnGeometry drawn, String shape, Path model, CommandOutcome convert, List<WidthOutcome> widths) {
+public record GeometryOutcome(int index, DrawnModel drawn, String shape, Path model, CommandOutcome convert, List<WidthOutcome> widths) {
     public GeometryOutcome {
         widths = List.copyOf(widths);
     }

@@ -3,12 +3,14 @@ package dev.needlewb.reports.sweep;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.needlewb.core.WorkbenchException;
+import dev.needlewb.core.generation.Generation;
 import dev.needlewb.reports.report.InputFile;
 import dev.needlewb.reports.report.Markdown;
 import dev.needlewb.reports.report.Report;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.StringJoiner;
 
 /**
  * A geometry sweep as JSON (every geometry's config, conversion, and per width every engine's verdict
@@ -18,8 +20,18 @@ import java.util.Locale;
 public final class SweepReport {
     public static final String KIND = "sweep";
 
-    /** What was swept: the draws ({@code only} the one index run, or null for all of {@code count}), widths, engines, prompt length. */
-    public record Settings(long seed, int count, Integer only, List<Integer> widths, List<String> engines, int tokens) {}
+    /**
+     * What was swept: the generations drawn, {@code count} draws of each ({@code only} the one index run, or null for
+     * all), widths, engines, prompt length.
+     */
+    public record Settings(List<Generation> generations, long seed, int count, Integer only, List<Integer> widths, List<String> engines,
+            int tokens) {
+        public Settings {
+            generations = List.copyOf(generations);
+            widths = List.copyOf(widths);
+            engines = List.copyOf(engines);
+        }
+    }
 
     private final Settings settings;
     private final List<GeometryOutcome> outcomes;
@@ -38,6 +50,7 @@ public final class SweepReport {
         ObjectNode body = report.body();
         body.put("passed", passed());
         body.put("crashed", crashed());
+        settings.generations().forEach(g -> body.withArray("generations").add(g.displayName()));
         body.put("seed", settings.seed());
         body.put("count", settings.count());
         if (settings.only() != null) body.put("only", settings.only());
@@ -46,6 +59,7 @@ public final class SweepReport {
         body.put("prompt_tokens", settings.tokens());
         if (firstFailure != null) {
             ObjectNode f = body.putObject("first_failure");
+            f.put("generation", firstFailure.drawn().generation().displayName());
             f.put("index", firstFailure.index());
             f.put("geometry", firstFailure.drawn().name());
             f.put("failure", firstFailure.failure());
@@ -75,11 +89,12 @@ public final class SweepReport {
 
     private static ObjectNode geometryNode(GeometryOutcome o) throws WorkbenchException {
         ObjectNode n = Report.JSON.createObjectNode();
+        n.put("generation", o.drawn().generation().displayName());
         n.put("index", o.index());
         n.put("name", o.drawn().name());
         n.put("shape", o.shape());
         n.set("config", Report.JSON.valueToTree(o.drawn().config()));
-        o.drawn().heads().forEach(h -> n.withArray("probe_heads").add(h.key()));
+        o.drawn().headKeys().forEach(h -> n.withArray("probe_heads").add(h));
         n.put("group", o.drawn().group());
         n.put("bits_map", o.drawn().bitsMap());
         n.put("model", o.model().toString());
@@ -118,42 +133,53 @@ public final class SweepReport {
     public String headline() {
         int widths = settings.widths().size(), engines = settings.engines().size();
         long passed = outcomes.stream().filter(GeometryOutcome::passed).count();
-        String scope = outcomes.size() + " geometries x " + widths + " widths x " + engines + " engines";
+        String scope = outcomes.size() + " geometries" + byGeneration() + " x " + widths + " widths x " + engines + " engines";
         if (passed()) return "PASS: " + scope + ", every comparison within its profile, no command failed";
         return "FAIL: " + passed + " of " + scope + " passed" + (crashed() ? "; a command ended in an internal error" : "")
                 + "; first failing geometry " + firstFailure.drawn().name() + " (" + firstFailure.failure() + ")";
+    }
+
+    /** {@code  (8 Needle 2, 6 Needle 3)} when the sweep drew more than one generation, else empty. */
+    private String byGeneration() {
+        if (settings.generations().size() < 2) return "";
+        StringJoiner counts = new StringJoiner(", ", " (", ")");
+        for (Generation g : settings.generations()) counts.add(outcomes.stream().filter(o -> o.drawn().generation() == g).count() + " " + g.displayName());
+        return counts.toString();
     }
 
     public String markdown() throws WorkbenchException {
         Markdown md = new Markdown();
         md.heading(1, "Geometry sweep");
         md.paragraph("**" + headline() + "**");
-        md.item("seed", settings.seed() + (settings.only() != null ? " (geometry " + settings.only() + " alone)" : " (" + settings.count() + " geometries)"));
+        String drawn = String.join(" and ", settings.generations().stream().map(Generation::displayName).toList());
+        md.item("seed", settings.seed() + (settings.only() != null ? " (" + drawn + " geometry " + settings.only() + " alone)"
+                : " (" + settings.count() + " geometries of " + drawn + (settings.generations().size() > 1 ? " each" : "") + ")"));
         md.item("widths", String.join(", ", settings.widths().stream().map(b -> b + " bits").toList()));
         md.item("engines", String.join(", ", settings.engines()) + " against the float64 reference (exact, batch and torch: q0, profile strict;"
-                + " int8: quant=True with int8 KV emulation, profile int8)");
+                + " int8 on Needle 2: quant=True with int8 KV emulation, profile int8; int8 on Needle 3: quant=True under upstream's deploy"
+                + " settings, A8 per head on Q, K and V, profile int8-v3)");
         md.item("prompt", settings.tokens() + " tokens");
         if (firstFailure != null) {
             md.heading(2, "First failure");
-            md.paragraph(firstFailure.drawn().name() + ": " + firstFailure.failure());
+            md.paragraph(firstFailure.drawn().name() + " (" + firstFailure.drawn().generation().displayName() + "): " + firstFailure.failure());
             md.paragraph("Reproduce it alone:");
             md.paragraph("```\n" + String.join("\n", reproduce) + "\n```");
         }
         md.heading(2, "Verdicts");
         md.paragraph("Each cell: the verdict, then the engine's worst tap and the share of its relative-L2 limit it uses"
                 + " (100% is at the limit).");
-        List<String> headers = new ArrayList<>(List.of("geometry", "bits", "parity"));
+        List<String> headers = new ArrayList<>(List.of("geometry", "generation", "bits", "parity"));
         headers.addAll(settings.engines());
         List<List<String>> rows = new ArrayList<>();
         for (GeometryOutcome o : outcomes) {
             if (o.convert().exit() != 0) {
-                List<String> row = new ArrayList<>(List.of(o.drawn().name(), "-", "convert " + o.convert().describe()));
+                List<String> row = new ArrayList<>(List.of(o.drawn().name(), o.drawn().generation().displayName(), "-", "convert " + o.convert().describe()));
                 settings.engines().forEach(e -> row.add("-"));
                 rows.add(row);
                 continue;
             }
             for (WidthOutcome w : o.widths()) {
-                List<String> row = new ArrayList<>(List.of(o.drawn().name(), Integer.toString(w.bits()),
+                List<String> row = new ArrayList<>(List.of(o.drawn().name(), o.drawn().generation().displayName(), Integer.toString(w.bits()),
                         w.parity().ran() ? String.format(Locale.ROOT, "exit %d, %.1f s", w.parity().exit(), w.parity().seconds())
                                 : w.parity().describe()));
                 for (String engine : settings.engines()) row.add(cell(w, engine));
@@ -163,8 +189,8 @@ public final class SweepReport {
         md.table(headers, rows);
         md.heading(2, "Geometries");
         List<List<String>> shapes = new ArrayList<>();
-        for (GeometryOutcome o : outcomes) shapes.add(List.of(o.drawn().name(), o.shape(), "`" + o.model() + "`"));
-        md.table(List.of("geometry", "shape", "model"), shapes);
+        for (GeometryOutcome o : outcomes) shapes.add(List.of(o.drawn().name(), o.drawn().generation().displayName(), o.shape(), "`" + o.model() + "`"));
+        md.table(List.of("geometry", "generation", "shape", "model"), shapes);
         Report.appendProvenance(md, List.<InputFile>of());
         return md.toString();
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.needlewb.converter.synth.GeometryDraws;
+import dev.needlewb.core.generation.Generation;
 import dev.needlewb.reports.report.Report;
 import java.nio.file.Path;
 import java.util.List;
@@ -11,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /** The sweep's verdict from its outcomes: an internal error or a dead child fails it, and the worst tap is the one nearest its limit. */
 class SweepReportTest {
-    private static final SweepReport.Settings SETTINGS = new SweepReport.Settings(7, 2, null, List.of(128, 512), List.of("exact"), 12);
+    private static final SweepReport.Settings SETTINGS = new SweepReport.Settings(List.of(Generation.NEEDLE2), 7, 2, null, List.of(128, 512), List.of("exact"), 12);
 
     private static EngineVerdict pass(double relL2) {
         return new EngineVerdict("exact", "strict", true, "logits", relL2, 2e-6, null);

@@ -2,6 +2,8 @@ package dev.needlewb.reports.parity;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.needlewb.reports.report.Chart;
+import dev.needlewb.reports.report.Charts;
 import dev.needlewb.reports.report.HtmlPage;
 import dev.needlewb.reports.report.InputFile;
 import dev.needlewb.reports.report.Markdown;
@@ -217,9 +219,22 @@ public final class ParitySweepReport {
         page.verdict(passed(), headline());
         for (Summary s : summaries) page.paragraph(sentence(s));
         page.table(plain(SUMMARY_HEADERS), summaryRows());
+        page.chart("worst-tap relative L2 of every prompt, one line per model and engine", worstByPrompt());
         page.heading(2, "Every prompt");
         page.table(plain(ROW_HEADERS), rowRows());
         return page.render();
+    }
+
+    /** Per model and engine, the worst tap's relative L2 on each prompt, on a log axis. */
+    Chart worstByPrompt() {
+        Map<String, double[]> series = new LinkedHashMap<>();
+        for (Summary s : summaries) {
+            double[] worst = new double[prompts.size()];
+            for (Row r : s.rows()) worst[r.prompt()] = r.result().worstRelL2();
+            series.put(models.get(s.model()).path() + " " + s.engine(), worst);
+        }
+        return Charts.lines("Worst-tap relative L2 by prompt", "prompt", "relative L2", prompts.stream().map(Prompt::id).toList(), series,
+                Charts.Scale.LOG);
     }
 
     private static String g(double v) {

@@ -9,6 +9,7 @@ import dev.needlewb.cli.Main;
 import dev.needlewb.golden.Golden;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -26,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code eval toolcalls} on the golden mini model run without Spark, on {@code local[2]}, and on a
  * standalone cluster of two one-core workers on 127.0.0.1 (once as is, once with a worker killed
  * while a task of its runs) writes the same report: the same JSON but for the run's timing fields,
- * its creation time and its command line. So do {@code study idempotence} and {@code sweep geometries} on
+ * its creation time and its command line. So does {@code sweep parity} over the Needle 2 and Needle 3 minis
+ * (on {@code local[2]} and the cluster), and {@code study idempotence} and {@code sweep geometries} on
  * {@code local[2]}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -38,6 +40,7 @@ class SparkSweepTest {
     static Path dir;
     private static JsonNode plain;
     private static StandaloneCluster cluster;
+    private static JsonNode parityPlain;
 
     record Run(int exit, String err, JsonNode report) {}
 
@@ -89,6 +92,23 @@ class SparkSweepTest {
         assertThat(spread.get("sweep").get("geometries").get(0).has("model")).isTrue();
         assertThat(spread.get("sweep").get("geometries").get(1).get("generation").asText()).isEqualTo("Needle 3");
         assertThat(comparable(spread)).isEqualTo(comparable(alone));
+    }
+
+    @Test
+    @Order(1)
+    void theParitySweepOnLocalTwoWritesThePlainRunsReport() throws Exception {
+        Run spread = paritySweep("parity-local", "--master", "local[2]");
+        assertThat(spread.exit()).as(spread.err()).isZero();
+        assertThat(spread.err()).contains("(Spark tasks: ").contains("8 prompt runs in ").contains("0 failed, 0 retried");
+        assertThat(comparable(spread.report())).isEqualTo(comparable(parityPlain()));
+    }
+
+    @Test
+    @Order(2)
+    void theParitySweepOnAStandaloneClusterWritesThePlainRunsReport() throws Exception {
+        Run run = paritySweep("parity-cluster", clusterOptions());
+        assertThat(run.exit()).as(run.err()).isZero();
+        assertThat(comparable(run.report())).isEqualTo(comparable(parityPlain()));
     }
 
     @Test
@@ -157,6 +177,33 @@ class SparkSweepTest {
         int exit = Main.run(args.toArray(String[]::new), new PrintWriter(stdout, true), new PrintWriter(stderr, true));
         assertThat(exit).as(stdout + "\n" + stderr).isZero();
         return new ObjectMapper().readTree(out.resolve("sweep.json").toFile());
+    }
+
+    /** {@code sweep parity} of the plain run, once: 2 models x 2 engines x 2 prompts. */
+    private static synchronized JsonNode parityPlain() throws Exception {
+        if (parityPlain == null) {
+            Run run = paritySweep("parity-plain");
+            assertThat(run.exit()).as(run.err()).isZero();
+            assertThat(run.report().at("/parity_sweep/rows").size()).isEqualTo(8);
+            assertThat(run.report().at("/parity_sweep").has("wall_s")).as("the timing field this test leaves out still exists").isTrue();
+            parityPlain = run.report();
+        }
+        return parityPlain;
+    }
+
+    /** {@code sweep parity} of two short prompts (a text and upstream's s007 ids) over the golden Needle 2 and Needle 3 minis. */
+    private static Run paritySweep(String name, String... options) throws Exception {
+        Path out = dir.resolve(name);
+        // One file for every run: the report names it.
+        Path prompts = Files.writeString(dir.resolve("prompts.jsonl"), "{\"prompt\": \"What is the weather in Paris?\"}\n"
+                + "{\"id\": \"s007\", \"tokens\": " + Golden.json(Golden.mini("sequences.json")).at("/s007/tokens") + "}\n");
+        List<String> args = new ArrayList<>(List.of("sweep", "parity", Golden.mini("mini.cact").toString(), Golden.v3mini("mini3.cact").toString(),
+                "--prompts", prompts.toString(), "--out", out.toString()));
+        args.addAll(List.of(options));
+        StringWriter stdout = new StringWriter(), stderr = new StringWriter();
+        int exit = Main.run(args.toArray(String[]::new), new PrintWriter(stdout, true), new PrintWriter(stderr, true));
+        JsonNode report = exit == 0 ? new ObjectMapper().readTree(out.resolve("parity-sweep.json").toFile()) : null;
+        return new Run(exit, stdout + "\n" + stderr, report);
     }
 
     private static void assertSameReport(Run run) {

@@ -66,6 +66,12 @@ public record Comparison(EngineMode engine, String baseline, String weights, Eng
         return worst;
     }
 
+    /** The tap with the largest relative L2, the logits left out unless no other tap was recorded. */
+    public TapResult worstTap() {
+        return taps.stream().filter(t -> t.logits() == null).max((a, b) -> Double.compare(a.metrics().relL2(), b.metrics().relL2()))
+                .orElse(logits());
+    }
+
     public TapResult logits() {
         return taps.stream().filter(t -> t.logits() != null).findFirst().orElse(null);
     }

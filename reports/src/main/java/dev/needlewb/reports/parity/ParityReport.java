@@ -179,8 +179,7 @@ public final class ParityReport {
         List<List<String>> rows = new ArrayList<>();
         for (Comparison c : all()) {
             LogitMetrics l = c.logits().logits();
-            TapResult worst = c.taps().stream().filter(t -> t.logits() == null)
-                    .max((a, b) -> Double.compare(a.metrics().relL2(), b.metrics().relL2())).orElse(c.logits());
+            TapResult worst = c.worstTap();
             rows.add(List.of(c.label(), c.profile() == null ? "-" : c.profile(), verdict(c),
                     worst.name() + " " + g(worst.metrics().relL2()), g(c.logits().metrics().relL2()),
                     String.format(Locale.ROOT, "%.4f", l.top1()), String.format(Locale.ROOT, "%.4f", l.top5()),

@@ -21,13 +21,18 @@ public record Limits(
         below(out, "cosine", m.cosine(), minCosine);
         above(out, "max_ulps", m.maxUlps(), maxUlps);
         if (logits != null) {
-            below(out, "top1", logits.top1(), minTop1);
+            below(out, logits.nearTies() == 0 ? "top1" : "top1 (" + logits.nearTies() + " near ties excused)", logits.top1BeyondTies(), minTop1);
             below(out, "top5", logits.top5(), minTop5);
             above(out, "mean_kl", logits.meanKl(), maxMeanKl);
             above(out, "max_kl", logits.maxKl(), maxKl);
             above(out, "max_prob_diff", logits.maxProbDiff(), maxProbDiff);
         }
         return out;
+    }
+
+    /** The near-tie margin of the top-1 limit ({@link LogitMetrics}): from the logits' rel-L2 limit, none without one. */
+    public double tieMargin() {
+        return minTop1 == null || maxRelL2 == null ? 0 : LogitMetrics.TIE_FACTOR * maxRelL2;
     }
 
     private static void above(List<String> out, String name, double value, Double limit) {

@@ -7,15 +7,33 @@ import java.util.Arrays;
  * positions with the same argmax), top-5 overlap (mean fraction of the reference's five most
  * likely tokens that are also among the engine's five), mean and largest KL(reference || engine)
  * of the softmax in nats, and the largest difference of any token's probability.
+ *
+ * <p>{@code nearTies} counts the positions whose argmax differs between two tokens the reference
+ * itself nearly ties: their reference logits differ by less than {@code tieMargin} times the RMS
+ * of the reference's logit row. A profile sets the margin from its own rel-L2 limit on the logits
+ * ({@link #TIE_FACTOR}): an error the profile allows can swap such a pair, so the swap says nothing
+ * the rel-L2 limit does not already judge. {@link #top1} counts every flip; the profile's top-1
+ * limit judges {@link #top1BeyondTies}.
  */
-public record LogitMetrics(double top1, double top5, double meanKl, double maxKl, double maxProbDiff) {
+public record LogitMetrics(double top1, double top5, double meanKl, double maxKl, double maxProbDiff, int nearTies, int positions) {
     private static final int TOP = 5;
+    /**
+     * Two logits, each off by the per-logit RMS error a rel-L2 limit allows (limit times the row's
+     * RMS), can move against each other by twice that.
+     */
+    public static final double TIE_FACTOR = 2;
 
+    /** Without a tie margin: every flip counts. */
     public static LogitMetrics of(double[] reference, float[] engine, int positions, int vocab) {
+        return of(reference, engine, positions, vocab, 0);
+    }
+
+    /** {@code tieMargin}: a flip between tokens whose reference logits differ by less than this times the row's RMS is a near tie. */
+    public static LogitMetrics of(double[] reference, float[] engine, int positions, int vocab, double tieMargin) {
         if (reference.length != (long) positions * vocab || engine.length != reference.length) {
             throw new IllegalArgumentException("logits are not [" + positions + ", " + vocab + "] on both sides");
         }
-        int agree = 0;
+        int agree = 0, ties = 0;
         double overlap = 0, klSum = 0, klMax = 0, probDiff = 0;
         double[] p = new double[vocab], q = new double[vocab];
         for (int t = 0; t < positions; t++) {
@@ -26,6 +44,7 @@ public record LogitMetrics(double top1, double top5, double meanKl, double maxKl
             }
             int[] topRef = top(p), topEng = top(q);
             if (topRef[0] == topEng[0]) agree++;
+            else if (p[topRef[0]] - p[topEng[0]] < tieMargin * rms(p)) ties++;
             overlap += common(topRef, topEng) / (double) TOP;
             softmax(p);
             softmax(q);
@@ -37,7 +56,18 @@ public record LogitMetrics(double top1, double top5, double meanKl, double maxKl
             klSum += kl;
             klMax = Math.max(klMax, kl);
         }
-        return new LogitMetrics(agree / (double) positions, overlap / positions, klSum / positions, klMax, probDiff);
+        return new LogitMetrics(agree / (double) positions, overlap / positions, klSum / positions, klMax, probDiff, ties, positions);
+    }
+
+    /** Top-1 agreement counting near ties as agreeing. */
+    public double top1BeyondTies() {
+        return positions == 0 ? top1 : top1 + nearTies / (double) positions;
+    }
+
+    private static double rms(double[] v) {
+        double sum = 0;
+        for (double x : v) sum += x * x;
+        return Math.sqrt(sum / v.length);
     }
 
     /** Indices of the largest values, largest first (ties: lower index first). */

@@ -113,13 +113,13 @@ public final class Parity {
             float[] got = run.get(tap.name());
             if (got == null) continue;
             TapMetrics metrics = TapMetrics.of(tap.values(), got);
+            ToleranceProfile.Rule rule = profile == null ? null : profile.ruleFor(tap.name());
             LogitMetrics logits = null;
             if (tap.name().equals("logits")) {
-                logits = LogitMetrics.of(tap.values(), got, positions, vocab);
+                logits = LogitMetrics.of(tap.values(), got, positions, vocab, rule == null ? 0 : rule.limits().tieMargin());
                 lastBase = Arrays.copyOfRange(tap.values(), (positions - 1) * vocab, positions * vocab);
                 lastEngine = Arrays.copyOfRange(got, (positions - 1) * vocab, positions * vocab);
             }
-            ToleranceProfile.Rule rule = profile == null ? null : profile.ruleFor(tap.name());
             List<String> violations = rule == null ? List.of() : rule.limits().violations(metrics, logits);
             results.add(new TapResult(tap.name(), TapSites.layer(tap.name()), TapSites.site(tap.name()),
                     TapSites.operation(tap.name()), tap.shape(), metrics, logits, rule == null ? null : rule.glob(), violations));

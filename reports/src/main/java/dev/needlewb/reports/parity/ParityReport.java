@@ -110,6 +110,7 @@ public final class ParityReport {
             if (t.logits() != null) {
                 LogitMetrics l = t.logits();
                 tn.put("top1", l.top1());
+                tn.put("top1_near_ties", l.nearTies());
                 tn.put("top5", l.top5());
                 tn.put("mean_kl", l.meanKl());
                 tn.put("max_kl", l.maxKl());
@@ -205,8 +206,9 @@ public final class ParityReport {
             if (c.againstReference()) md.item("profile", c.profile());
             md.item("positions", c.positions());
             LogitMetrics l = c.logits().logits();
-            md.item("logits", String.format(Locale.ROOT, "top-1 %.4f, top-5 overlap %.4f, mean KL %.3g, max KL %.3g, max prob diff %.3g",
-                    l.top1(), l.top5(), l.meanKl(), l.maxKl(), l.maxProbDiff()));
+            md.item("logits", String.format(Locale.ROOT, "top-1 %.4f%s, top-5 overlap %.4f, mean KL %.3g, max KL %.3g, max prob diff %.3g",
+                    l.top1(), l.nearTies() == 0 ? "" : " (" + l.nearTies() + " of the flips near ties of the reference)", l.top5(), l.meanKl(),
+                    l.maxKl(), l.maxProbDiff()));
             md.blank();
             Map<String, double[]> growth = c.relL2ByLayer();
             if (!growth.isEmpty()) {

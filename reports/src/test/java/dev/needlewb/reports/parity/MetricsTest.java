@@ -55,6 +55,33 @@ class MetricsTest {
     }
 
     @Test
+    void aFlipBetweenTokensTheReferenceNearlyTiesIsANearTieOnlyInsideTheMargin() {
+        // Row RMS sqrt((25 + 4.9^2 + 0 + 0 + 1 + 1) / 6) = 2.86; the engine picks token 1, 0.1 below the reference's token 0.
+        double[] ref = {5, 4.9, 0, 0, 1, -1};
+        float[] eng = {4.9f, 5, 0, 0, 1, -1};
+        double rms = Math.sqrt((25 + 4.9 * 4.9 + 2) / 6);
+        assertThat(LogitMetrics.of(ref, eng, 1, 6).nearTies()).isZero();
+        LogitMetrics inside = LogitMetrics.of(ref, eng, 1, 6, 0.11 / rms);
+        assertThat(inside.top1()).isZero();
+        assertThat(inside.nearTies()).isEqualTo(1);
+        assertThat(inside.top1BeyondTies()).isEqualTo(1.0);
+        assertThat(LogitMetrics.of(ref, eng, 1, 6, 0.09 / rms).nearTies()).isZero();
+    }
+
+    @Test
+    void theTopOneLimitExcusesNearTiesByTwiceTheRelL2LimitAndSaysSo() throws Exception {
+        Limits limits = new Limits(null, null, 0.05, null, null, 0.95, null, null, null, null);
+        assertThat(limits.tieMargin()).isEqualTo(LogitMetrics.TIE_FACTOR * 0.05);
+        TapMetrics m = new TapMetrics(0, 0, 0.01, 1, 0);
+        // 20 positions, 2 flips of which 1 a near tie: 19 of 20 count as agreeing.
+        assertThat(limits.violations(m, new LogitMetrics(0.9, 1, 0, 0, 0, 1, 20))).isEmpty();
+        assertThat(limits.violations(m, new LogitMetrics(0.85, 1, 0, 0, 0, 1, 20)))
+                .containsExactly("top1 (1 near ties excused) 0.900000 < 0.950000");
+        // No rel-L2 limit, no margin: a profile that does not bound the logits' error excuses nothing.
+        assertThat(new Limits(null, null, null, null, null, 0.95, null, null, null, null).tieMargin()).isZero();
+    }
+
+    @Test
     void topFiveOverlapCountsSharedTokens() {
         // Engine moves token 0 (reference rank 5) below token 5: four of five shared.
         double[] ref = {5, 6, 7, 8, 9, 1};

@@ -18,7 +18,7 @@ class ParityReportTest {
 
     private static TapResult logits(String rule) {
         return new TapResult("logits", -1, "logits", "logits", new int[] {4}, new TapMetrics(1e-7, 1e-7, 1e-7, 1, 1),
-                new LogitMetrics(1, 1, 1e-13, 1e-12, 1e-7), rule, List.of());
+                new LogitMetrics(1, 1, 1e-13, 1e-12, 1e-7, 0, 4), rule, List.of());
     }
 
     private static Comparison compare(EngineMode engine, List<TapResult> taps) {

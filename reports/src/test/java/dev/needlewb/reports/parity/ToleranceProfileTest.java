@@ -45,7 +45,7 @@ class ToleranceProfileTest {
         Limits limits = parse("{\"rules\": [{\"taps\": \"*\", \"max_rel_l2\": 1e-3, \"min_cosine\": 0.99, \"min_top1\": 1}]}")
                 .ruleFor("logits").limits();
         TapMetrics m = new TapMetrics(1, 1, 2e-3, 0.995, 1);
-        LogitMetrics l = new LogitMetrics(0.5, 1, 0, 0, 0);
+        LogitMetrics l = new LogitMetrics(0.5, 1, 0, 0, 0, 0, 2);
         assertThat(limits.violations(m, l)).containsExactly("rel_l2 0.00200 > 0.00100", "top1 0.500000 < 1.00000");
         // Logit limits are not applied to other taps; NaN breaks any limit it meets.
         assertThat(limits.violations(new TapMetrics(1, 1, Double.NaN, 1, 1), null)).hasSize(1);

@@ -104,6 +104,11 @@ public final class Engine implements AutoCloseable {
         return (window > 0 ? Integer.toString(window) : "none") + " (set for this run)";
     }
 
+    /** The probe heads the model has (Needle 3's embedding, confidence, router; none for Needle 2), canonical order. */
+    public java.util.List<dev.needlewb.converter.v3.V3ProbeHead> probeHeads() {
+        return weights.heads.stream().map(dev.needlewb.engine.probe.ProbeHeadWeights::kind).toList();
+    }
+
     public int maxPositions() {
         return maxPositions;
     }

@@ -26,11 +26,12 @@ class V3GoldenHeadsTest {
         double exact = confidence(EngineOptions.exact(tokens.length), tokens, false);
         double batch = confidence(EngineOptions.exact(tokens.length), tokens, true);
         double int8 = confidence(EngineOptions.exact(tokens.length).withMode(dev.needlewb.engine.kernel.NumericMode.INT8), tokens, false);
-        System.out.printf("%s exact %.3e batch %.3e int8 %.3e (q0 %.6f q1 %.6f)%n", seq, Math.abs(exact - q0), Math.abs(batch - q0),
-                Math.abs(int8 - q1), q0, q1);
-        assertThat(Math.abs(exact - q0)).isLessThan(1e-6);
-        assertThat(Math.abs(batch - q0)).isLessThan(1e-6);
-        assertThat(Math.abs(int8 - q1)).isLessThan(0.05);
+        // float32 cells and products against float64: measured 2.1e-8..1.5e-7 (token by token), 4e-9..2.1e-8 (batch).
+        assertThat(Math.abs(exact - q0)).as("exact").isLessThan(2e-6);
+        assertThat(Math.abs(batch - q0)).as("batch").isLessThan(2e-6);
+        // int8 cells, K/V and head products against upstream's A8 deploy run (which also CQ-4 re-quantizes the head's stored
+        // probes, queries and projection): measured 2.8e-3..6.3e-3, about twice the q0/q1 gap itself (2.3e-3..3.3e-3).
+        assertThat(Math.abs(int8 - q1)).as("int8").isLessThan(0.02);
     }
 
     private static double confidence(EngineOptions options, int[] tokens, boolean batch) throws Exception {

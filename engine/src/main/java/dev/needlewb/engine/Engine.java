@@ -109,6 +109,18 @@ public final class Engine implements AutoCloseable {
         return weights.heads.stream().map(dev.needlewb.engine.probe.ProbeHeadWeights::kind).toList();
     }
 
+    /**
+     * Upstream's probe heads over {@code tokens}: a fresh session pooling its hidden cells runs them through
+     * {@code prefill} ({@link Prefill#NATIVE} or a {@link BatchPrefill} of this engine).
+     *
+     * @throws IllegalStateException when the model has no probe head
+     */
+    public dev.needlewb.engine.probe.ProbeOutputs probeHeads(int[] tokens, Prefill prefill) {
+        Session s = newSession().poolingProbeCells();
+        prefill.prefill(s, tokens);
+        return s.probeHeads();
+    }
+
     public int maxPositions() {
         return maxPositions;
     }

@@ -3,7 +3,6 @@ package dev.needlewb.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.needlewb.golden.Golden;
-import dev.needlewb.engine.probe.ProbeOutputs;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -35,17 +34,8 @@ class V3GoldenHeadsTest {
     }
 
     private static double confidence(EngineOptions options, int[] tokens, boolean batch) throws Exception {
-        try (Engine e = Engine.open(Golden.v3mini("mini3.cact"), options)) {
-            Session s = e.newSession().poolingProbeCells();
-            if (batch) {
-                try (BatchPrefill b = BatchPrefill.open(e)) {
-                    b.prefill(s, tokens);
-                }
-            } else {
-                s.prefill(tokens);
-            }
-            ProbeOutputs out = s.probeHeads();
-            return out.confidenceLogit();
+        try (Engine e = Engine.open(Golden.v3mini("mini3.cact"), options); BatchPrefill b = batch ? BatchPrefill.open(e) : null) {
+            return e.probeHeads(tokens, b != null ? b : Prefill.NATIVE).confidenceLogit();
         }
     }
 }

@@ -18,7 +18,7 @@ import dev.needlewb.core.v3.V3Geometry;
 import dev.needlewb.engine.BatchPrefill;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineOptions;
-import dev.needlewb.engine.Session;
+import dev.needlewb.engine.Prefill;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.engine.probe.ProbeOutputs;
 import dev.needlewb.reference.ForwardOptions;
@@ -32,14 +32,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The engine's three Needle 3 probe heads on geometries drawn by upstream's rules ({@link V3EngineGeometryTest#draw}),
+ * The engine's three Needle 3 probe heads on the twelve geometries drawn by upstream's rules ({@link V3EngineGeometryTest#draw}),
  * each head with its own probes k and queries q, against the float64 reference on the same file's stored weights:
  * exact mode (token by token and in a batch prefill) against quant=False, int8 against the deploy quant=True. The
  * prompt ends in PAD tokens, which upstream's keep mask leaves out of the pool. The heads' FP16 gain, row bias and
@@ -50,12 +49,8 @@ public class V3EngineHeadsTest {
     private static final int POSITIONS = 24;
     private static final int TRAILING_PADS = 3;
 
-    static Stream<Long> seeds() {
-        return Stream.iterate(1L, s -> s + 1).limit(8);
-    }
-
     @ParameterizedTest
-    @MethodSource("seeds")
+    @MethodSource("dev.needlewb.reports.parity.V3EngineGeometryTest#seeds")
     void headsMatchTheReference(long seed, @TempDir Path dir) throws Exception {
         SplittableRandom rnd = new SplittableRandom(seed);
         V3Geometry g = V3EngineGeometryTest.draw(rnd);
@@ -76,28 +71,21 @@ public class V3EngineHeadsTest {
         Map<String, NpyArray> q1 = ref.extraOutputs(tokens, ForwardOptions.DEFAULT.withQuant(true), true, false);
 
         String what = g + (seed % 3 == 0 ? " headwise gate, block-untied factors" : "") + ", heads " + heads;
-        // float32 cells and products against float64: measured at most 3e-7 over these draws; 2e-6 is the strict profile's gate.
+        // float32 cells and products against float64: measured at most 4.9e-7 (batch 5.7e-7) over these draws; 2e-6 is the strict profile's gate.
         assertThat(worst(run(file, NumericMode.EXACT, tokens, false), q0)).as("exact: %s", what).isLessThan(2e-6);
         assertThat(worst(run(file, NumericMode.EXACT, tokens, true), q0)).as("batch: %s", what).isLessThan(2e-6);
-        // int8 against the deploy quant=True: measured 0.033..0.095 over these draws, as far as the exact engine is from it,
-        // because upstream's quant=True re-quantizes the head's probes, queries and projection (CQ-4) on top of the stored
-        // weights, which the engine runs as stored; against quant=False the int8 head measures 0.0041..0.0086.
+        // int8 against the deploy quant=True: measured 0.033..0.145 over these draws, as far as the exact engine is from it
+        // (0.035..0.146), because upstream's quant=True re-quantizes the head's probes, queries and projection (CQ-4) on top of
+        // the stored weights, which the engine runs as stored; against quant=False the int8 head measures 0.0041..0.0141.
+        // Limits about 2x the worst.
         ProbeOutputs int8 = run(file, NumericMode.INT8, tokens, false);
-        assertThat(worst(int8, q1)).as("int8 against quant=True: %s", what).isLessThan(0.2);
-        assertThat(worst(int8, q0)).as("int8 against quant=False: %s", what).isLessThan(0.02);
+        assertThat(worst(int8, q1)).as("int8 against quant=True: %s", what).isLessThan(0.3);
+        assertThat(worst(int8, q0)).as("int8 against quant=False: %s", what).isLessThan(0.03);
     }
 
     private static ProbeOutputs run(Path file, NumericMode mode, int[] tokens, boolean batch) throws Exception {
-        try (Engine e = Engine.open(file, EngineOptions.exact(tokens.length).withMode(mode))) {
-            Session s = e.newSession().poolingProbeCells();
-            if (batch) {
-                try (BatchPrefill b = BatchPrefill.open(e)) {
-                    b.prefill(s, tokens);
-                }
-            } else {
-                s.prefill(tokens);
-            }
-            return s.probeHeads();
+        try (Engine e = Engine.open(file, EngineOptions.exact(tokens.length).withMode(mode)); BatchPrefill b = batch ? BatchPrefill.open(e) : null) {
+            return e.probeHeads(tokens, b != null ? b : Prefill.NATIVE);
         }
     }
 

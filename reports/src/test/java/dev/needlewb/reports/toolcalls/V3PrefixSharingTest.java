@@ -3,12 +3,8 @@ package dev.needlewb.reports.toolcalls;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.converter.cact.TensorRecord;
-import dev.needlewb.core.tokenizer.Tokenizer;
-import dev.needlewb.core.tokenizer.TokenizerVocab;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.golden.Golden;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -24,15 +20,9 @@ class V3PrefixSharingTest {
     @ParameterizedTest
     @EnumSource(NumericMode.class)
     void sharedPrefixesChangeNoAnswerAndStepFewerTokens(NumericMode mode) throws Exception {
-        Path path = Golden.v3mini("mini3.cact");
-        try (CactFile cact = CactFile.open(path)) {
-            TensorRecord record = cact.tensors().getLast();
-            Tokenizer tokenizer = new Tokenizer(TokenizerVocab.parse(cact.tokenizerBlob(), path, record.index(), record.offset()));
-            ToolCallRunner runner = new ToolCallRunner(tokenizer, 8, false);
-            List<ToolCallRunner.Prepared> prepared = new ArrayList<>();
-            for (ToolCallCase c : ToolCallCase.read(Path.of(getClass().getResource("/toolcalls/mini-cases.jsonl").toURI()))) {
-                prepared.add(runner.prepare(c.tools(), c.query(), ""));
-            }
+        try (CactFile cact = CactFile.open(Golden.v3mini("mini3.cact"))) {
+            ToolCallRunner runner = MiniCases.runner(cact);
+            List<ToolCallRunner.Prepared> prepared = MiniCases.prepared(runner);
             List<Answer> shared = new ArrayList<>(), alone = new ArrayList<>();
             try (CaseEngine sharing = new NativeCaseEngine("shared", cact, mode, NativeCaseEngine.PromptPath.NATIVE, 1);
                  CaseEngine forgetting = new NativeCaseEngine("alone", cact, mode, NativeCaseEngine.PromptPath.NATIVE, 1)) {

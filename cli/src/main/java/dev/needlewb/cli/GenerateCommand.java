@@ -122,11 +122,12 @@ final class GenerateCommand implements Callable<Integer> {
                 promptIds = prepared.prompt().ids();
                 toolPrefix = prepared.prompt().toolPrefixTokens();
             }
+            if (heads) HeadsAfterPrompt.check(cact, prefillArgument.name());
             // A Needle 3 model attends through its own mask: no tool prefix pinned on top.
             int defaultSinks = EngineGenerations.takesKvWindow(cact) ? toolPrefix : 0;
             EngineOptions options = kvWindow.apply(engineArguments.options(), defaultSinks, promptIds.length);
             try (Engine engine = Engine.load(cact, options); PrefillArgument.Opened opened = prefillArgument.open(engine, cact)) {
-                HeadsAfterPrompt probe = heads ? HeadsAfterPrompt.of(engine, cact, opened.prefill(), prefillArgument.name()) : null;
+                HeadsAfterPrompt probe = heads ? HeadsAfterPrompt.around(opened.prefill()) : null;
                 Prefill prefill = probe != null ? probe : opened.prefill();
                 Generator.TokenListener stream = json ? null : (id, delta) -> {
                     out.print(delta);

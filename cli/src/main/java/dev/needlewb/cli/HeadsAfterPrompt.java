@@ -5,9 +5,10 @@ import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.v3.V3ProbeHead;
 import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.engine.Engine;
+import dev.needlewb.core.generation.Generation;
 import dev.needlewb.engine.Prefill;
 import dev.needlewb.engine.Session;
+import dev.needlewb.engine.probe.ProbeHeadsPresent;
 import dev.needlewb.engine.probe.ProbeOutputs;
 import dev.needlewb.reports.report.Report;
 import java.io.PrintWriter;
@@ -26,15 +27,23 @@ final class HeadsAfterPrompt implements Prefill {
         this.inner = inner;
     }
 
-    /** Refuses a model without probe heads, and the torch prefill, which hands over no hidden cells. */
-    static HeadsAfterPrompt of(Engine engine, CactFile cact, Prefill inner, String prefillName) throws WorkbenchException {
-        if (engine.probeHeads().isEmpty()) {
-            throw new WorkbenchException(ErrorKind.BAD_OPTION, cact.path() + ": --heads needs a model with probe heads (Needle 3's embedding,"
-                    + " confidence or router); this one has none");
+    /**
+     * Refuses, before any engine or prefill is set up, a model without Needle 3 probe heads and the torch prefill,
+     * which hands over no hidden cells.
+     */
+    static void check(CactFile cact, String prefillName) throws WorkbenchException {
+        if (ProbeHeadsPresent.in(cact).isEmpty()) {
+            throw new WorkbenchException(ErrorKind.BAD_OPTION, cact.path() + ": --heads runs Needle 3's probe heads (embedding, confidence, router); "
+                    + (cact.geometry().generation() == Generation.NEEDLE3 ? "this model has none"
+                    : "this is a " + cact.geometry().generation() + " model, whose heads the engine does not run"));
         }
         if (prefillName.equals("torch")) {
             throw new WorkbenchException(ErrorKind.BAD_OPTION, "--heads with --prefill torch: libtorch hands over no hidden cells; use native or batch");
         }
+    }
+
+    /** Reads the heads once {@code inner} has run the prompt. */
+    static HeadsAfterPrompt around(Prefill inner) {
         return new HeadsAfterPrompt(inner);
     }
 

@@ -16,9 +16,9 @@ import dev.needlewb.engine.layer.KroneckerMlp;
 import dev.needlewb.engine.layer.MhcWeights;
 import dev.needlewb.engine.layer.Mlp;
 import dev.needlewb.engine.probe.ProbeHeadWeights;
+import dev.needlewb.engine.probe.ProbeHeadsPresent;
 import dev.needlewb.converter.v3.V3ProbeHead;
 import dev.needlewb.converter.v3.V3Tensor;
-import dev.needlewb.core.generation.Generation;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,16 +73,15 @@ final class ModelWeights {
             engrams[e] = new Engram.Weights(cq(tables, kernelBits(tables)), kv[0], kv[1], fp("engram" + e + ".taps"));
         }
         finalNorm = fp("final_norm");
-        heads = s.geometry().generation() == Generation.NEEDLE3 ? probeHeads() : List.of();
+        heads = probeHeads();
     }
 
     /** The file's Needle 3 probe heads as stored (their shapes were checked against the layout when the file was read). */
     private List<ProbeHeadWeights> probeHeads() throws FormatException {
         List<ProbeHeadWeights> out = new ArrayList<>();
         int rows = s.numLayers() + 1;
-        for (V3ProbeHead h : V3ProbeHead.values()) {
+        for (V3ProbeHead h : ProbeHeadsPresent.in(file)) {
             String probesName = V3Tensor.HEAD_PROBES.nameFor(h);
-            if (file.tensor(probesName) == null) continue;
             PackedCqMatrix probes = cq(probesName, kernelBits(probesName));
             int k = probes.rows() / rows;
             PackedCqMatrix[] perRow = new PackedCqMatrix[rows];

@@ -2,11 +2,10 @@ package dev.needlewb.reports.parity;
 
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.v3.V3ProbeHead;
-import dev.needlewb.converter.v3.V3Tensor;
 import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.core.generation.Generation;
 import dev.needlewb.core.io.NpyArray;
 import dev.needlewb.engine.TapSink;
+import dev.needlewb.engine.probe.ProbeHeadsPresent;
 import dev.needlewb.engine.probe.ProbeOutputs;
 import dev.needlewb.reference.ForwardOptions;
 import dev.needlewb.reference.ReferenceForward;
@@ -26,10 +25,9 @@ final class ProbeHeadTaps {
 
     private ProbeHeadTaps() {}
 
-    /** The heads of {@code cact} parity compares (Needle 3's; Needle 2's heads pool otherwise and the engine does not run them). */
+    /** The heads of {@code cact} parity compares: those the engine runs ({@link ProbeHeadsPresent}). */
     static List<V3ProbeHead> of(CactFile cact) {
-        if (cact.geometry().generation() != Generation.NEEDLE3) return List.of();
-        return java.util.Arrays.stream(V3ProbeHead.values()).filter(h -> cact.tensor(V3Tensor.HEAD_PROBES.nameFor(h)) != null).toList();
+        return ProbeHeadsPresent.in(cact);
     }
 
     static boolean isHead(String tap) {

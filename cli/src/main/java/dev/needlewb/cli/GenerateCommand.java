@@ -8,6 +8,7 @@ import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.engine.Engine;
 import dev.needlewb.engine.EngineGenerations;
 import dev.needlewb.engine.EngineOptions;
+import dev.needlewb.engine.Prefill;
 import dev.needlewb.engine.generate.Generator;
 import dev.needlewb.engine.generate.Sampler;
 import dev.needlewb.core.tokenizer.Tokenizer;
@@ -79,6 +80,11 @@ final class GenerateCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print prompt ids, generated ids and text as JSON at the end instead of streaming.")
     boolean json;
 
+    @Option(names = "--heads", description = {"Also run the model's probe heads over the prompt (Needle 3: the confidence logit and its sigmoid,"
+            + " the router's 3 logits, the embedding head's norm) and print them after the text, or under \"heads\" with --json;"
+            + " natively or with --prefill batch."})
+    boolean heads;
+
     @picocli.CommandLine.Mixin
     NonFiniteOption nonFinite;
 
@@ -116,15 +122,18 @@ final class GenerateCommand implements Callable<Integer> {
                 promptIds = prepared.prompt().ids();
                 toolPrefix = prepared.prompt().toolPrefixTokens();
             }
+            if (heads) HeadsAfterPrompt.check(cact, prefillArgument.name());
             // A Needle 3 model attends through its own mask: no tool prefix pinned on top.
             int defaultSinks = EngineGenerations.takesKvWindow(cact) ? toolPrefix : 0;
             EngineOptions options = kvWindow.apply(engineArguments.options(), defaultSinks, promptIds.length);
-            try (Engine engine = Engine.load(cact, options); PrefillArgument.Opened prefill = prefillArgument.open(engine, cact)) {
+            try (Engine engine = Engine.load(cact, options); PrefillArgument.Opened opened = prefillArgument.open(engine, cact)) {
+                HeadsAfterPrompt probe = heads ? HeadsAfterPrompt.around(opened.prefill()) : null;
+                Prefill prefill = probe != null ? probe : opened.prefill();
                 Generator.TokenListener stream = json ? null : (id, delta) -> {
                     out.print(delta);
                     out.flush();
                 };
-                Generator generator = new Generator(engine, tokenizer, prefill.prefill());
+                Generator generator = new Generator(engine, tokenizer, prefill);
                 Generator.Result r;
                 ToolCallRunner.Outcome outcome = null;
                 if (prepared == null) {
@@ -152,9 +161,11 @@ final class GenerateCommand implements Callable<Integer> {
                             node.put("mask_ms_per_token", outcome.maskedSteps() == 0 ? 0 : outcome.maskNanos() / 1e6 / outcome.maskedSteps());
                         }
                     }
+                    if (probe != null) node.set("heads", probe.json());
                     out.println(node.toPrettyString());
                 } else {
                     out.println();
+                    if (probe != null) probe.print(out);
                 }
                 out.flush();
             }

@@ -76,7 +76,9 @@ public final class BatchPrefill implements Prefill, AutoCloseable {
         Activations a = new Activations(weights.s, t, every ? t : 1);
         try (Arena arena = Arena.ofShared()) {
             Kernels kernels = new DenseKernels(weights, dense, pool, tokens, session.caches(), arena);
-            new Forward(weights, Arithmetic.VECTOR, pool, kernels, a, taps, session.conv()).run(tokens, 0, true);
+            Forward forward = new Forward(weights, Arithmetic.VECTOR, pool, kernels, a, taps, session.conv());
+            forward.poolCells(session.cells());
+            forward.run(tokens, 0, true);
         }
         session.adoptPrefix(tokens);
         if (allLogits || !every) return a.logits;

@@ -104,6 +104,23 @@ public final class Engine implements AutoCloseable {
         return (window > 0 ? Integer.toString(window) : "none") + " (set for this run)";
     }
 
+    /** The probe heads the model has (Needle 3's embedding, confidence, router; none for Needle 2), canonical order. */
+    public java.util.List<dev.needlewb.converter.v3.V3ProbeHead> probeHeads() {
+        return weights.heads.stream().map(dev.needlewb.engine.probe.ProbeHeadWeights::kind).toList();
+    }
+
+    /**
+     * Upstream's probe heads over {@code tokens}: a fresh session pooling its hidden cells runs them through
+     * {@code prefill} ({@link Prefill#NATIVE} or a {@link BatchPrefill} of this engine).
+     *
+     * @throws IllegalStateException when the model has no probe head
+     */
+    public dev.needlewb.engine.probe.ProbeOutputs probeHeads(int[] tokens, Prefill prefill) {
+        Session s = newSession().poolingProbeCells();
+        prefill.prefill(s, tokens);
+        return s.probeHeads();
+    }
+
     public int maxPositions() {
         return maxPositions;
     }

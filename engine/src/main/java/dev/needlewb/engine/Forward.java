@@ -10,6 +10,7 @@ import dev.needlewb.engine.layer.QkvConv;
 import dev.needlewb.engine.layer.Rope;
 import dev.needlewb.engine.layer.Rows;
 import dev.needlewb.engine.layer.Sinkhorn;
+import dev.needlewb.engine.probe.CellPool;
 
 /**
  * The engine's forward (SPEC section 3; upstream {@code decode._forward_cached} without fake quantization)
@@ -44,6 +45,9 @@ final class Forward {
     /** Per thread: the MLP's scratch, the mHC residual logits. */
     private final float[][] mlpScratch;
     private final float[][] resLogits;
+    /** The probe heads' pool of the sequence's hidden cells (null: no head asked for) and the lane mean it is handed. */
+    private CellPool cells;
+    private final float[] cellMean;
 
     /** The block the passes run, and its attention gate {@code sigmoid(attn_gate)}. */
     private int layer;
@@ -84,6 +88,12 @@ final class Forward {
         for (LayerWeights lw : w.layers) scratch = Math.max(scratch, lw.mlp().scratchLength());
         mlpScratch = new float[pool.threads()][scratch];
         resLogits = new float[pool.threads()][lanes * lanes];
+        cellMean = new float[d];
+    }
+
+    /** From the next run on, hands every non-PAD position's hidden cells to {@code pool} (null: to nobody). */
+    void poolCells(CellPool pool) {
+        this.cells = pool;
     }
 
     /**
@@ -95,8 +105,24 @@ final class Forward {
         taps.positions(first, a.rows);
         rope.moveTo(first);
         embed(tokens);
-        for (int l = 0; l < layers; l++) block(l);
+        if (cells != null) poolCells(0, tokens, a.u, 1);
+        for (int l = 0; l < layers; l++) {
+            block(l);
+            if (cells != null) poolCells(l + 1, tokens, a.x, lanes);
+        }
         if (logits) logits();
+    }
+
+    /**
+     * Upstream's hidden cells of row {@code cellRow} (0: the scaled embedding, {@code l + 1}: the lane mean
+     * after layer {@code l}) of every row but PAD's, into the probe heads' pool, position by position.
+     */
+    private void poolCells(int cellRow, int[] tokens, float[] x, int lanesOf) {
+        for (int r = 0; r < a.rows; r++) {
+            if (tokens[r] == CellPool.PAD_ID) continue;
+            Mhc.mean(x, r * lanesOf * d, lanesOf, d, cellMean, 0);
+            cells.add(cellRow, cellMean, 0);
+        }
     }
 
     /** {@code sqrt(d) E[token]} in every lane. */

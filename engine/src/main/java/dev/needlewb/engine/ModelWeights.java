@@ -15,7 +15,13 @@ import dev.needlewb.engine.layer.HadamardMlp;
 import dev.needlewb.engine.layer.KroneckerMlp;
 import dev.needlewb.engine.layer.MhcWeights;
 import dev.needlewb.engine.layer.Mlp;
+import dev.needlewb.engine.probe.ProbeHeadWeights;
+import dev.needlewb.engine.probe.ProbeHeadsPresent;
+import dev.needlewb.converter.v3.V3ProbeHead;
+import dev.needlewb.converter.v3.V3Tensor;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The weights of a {@code .cact} as the engine runs them: every CQ matrix is a {@link PackedCqMatrix}
@@ -35,6 +41,8 @@ final class ModelWeights {
     final MhcWeights mhc;
     final Engram.Weights[] engrams;
     final float[] finalNorm;
+    /** Needle 3's probe heads the file has, in canonical order (none in Needle 2, whose heads pool differently). */
+    final List<ProbeHeadWeights> heads;
 
     private final CactFile file;
 
@@ -65,6 +73,24 @@ final class ModelWeights {
             engrams[e] = new Engram.Weights(cq(tables, kernelBits(tables)), kv[0], kv[1], fp("engram" + e + ".taps"));
         }
         finalNorm = fp("final_norm");
+        heads = probeHeads();
+    }
+
+    /** The file's Needle 3 probe heads as stored (their shapes were checked against the layout when the file was read). */
+    private List<ProbeHeadWeights> probeHeads() throws FormatException {
+        List<ProbeHeadWeights> out = new ArrayList<>();
+        int rows = s.numLayers() + 1;
+        for (V3ProbeHead h : ProbeHeadsPresent.in(file)) {
+            String probesName = V3Tensor.HEAD_PROBES.nameFor(h);
+            PackedCqMatrix probes = cq(probesName, kernelBits(probesName));
+            int k = probes.rows() / rows;
+            PackedCqMatrix[] perRow = new PackedCqMatrix[rows];
+            for (int r = 0; r < rows; r++) perRow[r] = probes.rowSlice(r * k, k);
+            String query = V3Tensor.HEAD_QUERY.nameFor(h), proj = V3Tensor.HEAD_PROJ.nameFor(h);
+            out.add(new ProbeHeadWeights(h, k, perRow, fp(V3Tensor.HEAD_GAIN.nameFor(h)), cq(query, kernelBits(query)),
+                    fp(V3Tensor.HEAD_ROW_BIAS.nameFor(h)), cq(proj, kernelBits(proj)), fp(V3Tensor.HEAD_BIAS.nameFor(h))));
+        }
+        return List.copyOf(out);
     }
 
     private static String layer(int i, String tensor) {

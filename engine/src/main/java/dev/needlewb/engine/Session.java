@@ -10,6 +10,8 @@ import dev.needlewb.engine.kernel.RowPool;
 import dev.needlewb.engine.layer.Arithmetic;
 import dev.needlewb.engine.layer.Engram;
 import dev.needlewb.engine.layer.QkvConv;
+import dev.needlewb.engine.probe.CellPool;
+import dev.needlewb.engine.probe.ProbeOutputs;
 
 /**
  * One sequence being decoded, one token per {@link #step}: the {@link Forward} of one position on the
@@ -30,6 +32,9 @@ public final class Session {
     /** The QKV conv's history (null without a conv): a batch prefill fills it as native prefill would. */
     private final QkvConv conv;
     private final boolean tapped;
+    private final NumericMode mode;
+    /** The probe heads' pool of this sequence's hidden cells, or null when no head was asked for (plain decoding pays nothing). */
+    private CellPool cells;
     private final int[] token = new int[1];
     private int position;
 
@@ -37,6 +42,7 @@ public final class Session {
     Session(ModelWeights w, NumericMode mode, RowPool pool, int[] windows, int sinks, int maxPositions, TapSink taps) {
         this.w = w;
         this.g = w.s;
+        this.mode = mode;
         caches = new LayerCaches(windows, (layers, window) -> mode == NumericMode.EXACT
                 ? new FloatKvCache(layers, g.numKvHeads(), g.qkHeadDim(), g.vHeadDim(), window, sinks, maxPositions)
                 : new Int8KvCache(layers, g.numKvHeads(), g.qkHeadDim(), g.vHeadDim(), g.maskedByModel(), window, sinks, maxPositions));
@@ -59,6 +65,38 @@ public final class Session {
     public void reset() {
         position = 0;
         history.reset();
+        if (cells != null) cells.clear();
+    }
+
+    /**
+     * Makes this fresh session pool its hidden cells for the model's probe heads from now on (every
+     * position it runs, natively or in a batch prefill), so {@link #probeHeads} can be read after any step.
+     *
+     * @throws IllegalStateException when the session is not at position 0, or the model has no probe head
+     */
+    public Session poolingProbeCells() {
+        if (position != 0) throw new IllegalStateException("probe heads pool a sequence from its first position; this session is at " + position);
+        if (w.heads.isEmpty()) throw new IllegalStateException("the model has no probe head");
+        if (cells == null) {
+            cells = new CellPool(w.heads, g.dModel(), mode);
+            forward.poolCells(cells);
+        }
+        return this;
+    }
+
+    /**
+     * The probe heads over every position run so far (PAD positions excluded, as upstream's keep mask says).
+     *
+     * @throws IllegalStateException unless {@link #poolingProbeCells} was called, or before any non-PAD position
+     */
+    public ProbeOutputs probeHeads() {
+        if (cells == null) throw new IllegalStateException("this session does not pool its cells (poolingProbeCells)");
+        return cells.outputs();
+    }
+
+    /** The pool of the probe heads, or null (a batch prefill and a prefix snapshot reach it). */
+    CellPool cells() {
+        return cells;
     }
 
     /** The position the next token will take. */
@@ -141,6 +179,7 @@ public final class Session {
      */
     public void adoptPrompt(int[] tokens, float[][] keys, float[][] values, float[][] convHistory) {
         if (position != 0) throw new IllegalStateException("a prompt is adopted by a fresh session, this one is at " + position);
+        if (cells != null) throw new IllegalStateException("a prompt computed elsewhere hands over no hidden cells for the probe heads");
         checkPrefill(tokens);
         int t = tokens.length;
         if (keys.length != g.numLayers() || values.length != g.numLayers()) {

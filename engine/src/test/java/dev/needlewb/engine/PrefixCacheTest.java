@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.needlewb.engine.kernel.NumericMode;
+import dev.needlewb.golden.Golden;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,6 +44,44 @@ class PrefixCacheTest {
             long total = 0;
             for (int[] p : prompts) total += p.length;
             assertThat(cache.steppedTokens()).isEqualTo(total - expectedReuse);
+        }
+    }
+
+    /**
+     * Needle 3 (golden v3mini: local layers in a 16-position ring, global layer 2 in a cache of every position,
+     * a QKV conv of 3 taps): the rows of both caches and the conv's raw projections are restored, the same bits
+     * as a plain prefill and every later step, wherever the prompts branch.
+     */
+    @ParameterizedTest
+    @EnumSource(NumericMode.class)
+    void needle3PromptsGetThePlainPrefillsBitsWhereverTheyBranch(NumericMode mode) throws Exception {
+        int[] a = Arrays.copyOf(V3GoldenLogitsTest.tokens("s040"), 60);
+        for (int i = 40; i < 60; i++) a[i] = a[i - 40] ^ 1;
+        int[] b = changedFrom(a, 30, 1);
+        int[] c = changedFrom(a, 2, 2);
+        int[] d = changedFrom(b, 45, 3);
+        int[] shorter = Arrays.copyOf(a, 25);
+        int[][] prompts = {a, b, c, d, a, shorter, c};
+        long expectedReuse = 0 + 30 + 2 + 45 + 59 + 24 + 59;
+        try (Engine e = Engine.open(Golden.v3mini("mini3.cact"), EngineOptions.exact(128).withMode(mode))) {
+            PrefixCache cache = new PrefixCache(e, Long.MAX_VALUE);
+            Session reused = e.newSession();
+            for (int[] prompt : prompts) assertSameAsPlain(e, cache, reused, prompt);
+            assertThat(cache.reusedTokens()).isEqualTo(expectedReuse);
+        }
+    }
+
+    @Test
+    void aSessionPoolingProbeCellsIsPrefilledPlainly() throws Exception {
+        int[] prompt = V3GoldenLogitsTest.tokens("s040");
+        try (Engine e = Engine.open(Golden.v3mini("mini3.cact"), EngineOptions.exact(64))) {
+            PrefixCache cache = new PrefixCache(e, Long.MAX_VALUE);
+            cache.prefill(e.newSession(), prompt);
+            Session pooling = e.newSession().poolingProbeCells();
+            Session plain = e.newSession().poolingProbeCells();
+            assertThat(cache.prefill(pooling, prompt)).containsExactly(plain.prefill(prompt));
+            assertThat(pooling.probeHeads().confidenceLogit()).isEqualTo(plain.probeHeads().confidenceLogit());
+            assertThat(cache.reusedTokens()).isZero();
         }
     }
 

@@ -54,6 +54,16 @@ public final class LayerCaches {
         return caches[0];
     }
 
+    /** How many caches (distinct windows) there are. */
+    public int count() {
+        return caches.length;
+    }
+
+    /** Cache {@code c} of {@link #count}. */
+    public KvCache get(int c) {
+        return caches[c];
+    }
+
     /** Positions a session may reach (exclusive): every cache's. */
     public int maxPositions() {
         int most = Integer.MAX_VALUE;

@@ -53,6 +53,21 @@ public final class QkvConv {
         }
     }
 
+    /** How many earlier positions a layer keeps ({@code taps - 1}). */
+    public int history() {
+        return ringRows;
+    }
+
+    /** Copies the layer's raw row of {@code pos} (one of its last {@link #history} positions) into {@code out[off, off + width)}. */
+    public void copyRow(int layer, int pos, float[] out, int off) {
+        System.arraycopy(rings[layer], (pos % ringRows) * width, out, off, width);
+    }
+
+    /** Puts {@code row[off, off + width)} back as the layer's raw row of {@code pos} (a saved prefix restored). */
+    public void putRow(int layer, int pos, float[] row, int off) {
+        System.arraycopy(row, off, rings[layer], (pos % ringRows) * width, width);
+    }
+
     /** Keeps the raw rows of positions {@code first .. first + rows - 1} that later positions still read. */
     public void remember(int layer, float[] raw, int first, int rows) {
         for (int r = Math.max(0, rows - ringRows); r < rows; r++) {

@@ -56,8 +56,10 @@ final class EngineTaps implements TapSink {
         int size = 1;
         for (int s : shape) size *= s;
         final int rowSize = size;
-        float[] all = arrays.computeIfAbsent(name, n -> new float[positions * rowSize]);
-        if (all.length != positions * rowSize) {
+        // A probe head is one row for the whole sequence.
+        int rows = ProbeHeadTaps.isHead(name) ? 1 : positions;
+        float[] all = arrays.computeIfAbsent(name, n -> new float[rows * rowSize]);
+        if (all.length != rows * rowSize) {
             throw new IllegalStateException("engine tap " + name + " changed size to " + rowSize + " at position " + position);
         }
         System.arraycopy(values, 0, all, position * rowSize, rowSize);

@@ -54,7 +54,7 @@ public final class Parity {
                 ReferenceConfig config = mode.reference(quant, cact.geometry().generation());
                 SequencedMap<String, BaselineTap> refTaps = configurations.get(config.options());
                 if (refTaps == null) {
-                    refTaps = referenceTaps(ref.model(), tokens, config, window, sinks);
+                    refTaps = referenceTaps(ref.model(), tokens, config, window, sinks, !ProbeHeadTaps.of(cact).isEmpty());
                     configurations.put(config.options(), refTaps);
                     if (layout.isEmpty()) refTaps.values().forEach(t -> layout.put(t.name(), t.shape()));
                 }
@@ -80,13 +80,17 @@ public final class Parity {
     }
 
     private static SequencedMap<String, BaselineTap> referenceTaps(ReferenceForward reference, int[] tokens, ReferenceConfig config,
-                                                                   int window, int sinks) {
+                                                                   int window, int sinks, boolean heads) throws WorkbenchException {
         Taps recorder = Taps.all();
         ForwardOptions options = config.options().withTaps(recorder);
         if (window > 0) options = options.withWindow(window, sinks);
         reference.forward(tokens, options);
         SequencedMap<String, BaselineTap> out = new LinkedHashMap<>();
         for (Taps.Tap t : recorder.recorded().values()) out.put(t.name(), new BaselineTap(t.name(), t.shape(), t.values()));
+        if (heads) {
+            ProbeHeadTaps.reference(reference, tokens, options.withTaps(null)).forEach((name, values) ->
+                    out.put(name, new BaselineTap(name, new int[] {values.length}, values)));
+        }
         return out;
     }
 

@@ -28,7 +28,10 @@ final class TapSites {
             Map.entry("sinkhorn", "mHC residual mixing matrix (Sinkhorn iterations)"),
             Map.entry("lanes_out", "mHC write-back: residual mix of lanes plus the block output"),
             Map.entry("final.norm", "lane mean and final norm"),
-            Map.entry("logits", "output projection (tied embedding)"));
+            Map.entry("logits", "output projection (tied embedding)"),
+            Map.entry("head.confidence", "confidence probe head over the sequence's hidden cells (raw logit)"),
+            Map.entry("head.router", "router probe head over the sequence's hidden cells (3 logits)"),
+            Map.entry("head.embedding", "embedding probe head over the sequence's hidden cells (unit vector)"));
 
     private TapSites() {}
 

@@ -64,7 +64,7 @@ final class NativeCaseEngine implements CaseEngine {
             throw e;
         }
         this.session = engine.newSession();
-        this.prefixes = path == PromptPath.NATIVE && PrefixCache.supports(engine) ? new PrefixCache(engine, PREFIX_BYTES) : null;
+        this.prefixes = path == PromptPath.NATIVE ? new PrefixCache(engine, PREFIX_BYTES) : null;
     }
 
     @Override

@@ -3,9 +3,6 @@ package dev.needlewb.reports.toolcalls;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.needlewb.converter.cact.CactFile;
-import dev.needlewb.converter.cact.TensorRecord;
-import dev.needlewb.core.tokenizer.Tokenizer;
-import dev.needlewb.core.tokenizer.TokenizerVocab;
 import dev.needlewb.engine.kernel.NumericMode;
 import dev.needlewb.golden.Golden;
 import java.nio.file.Path;
@@ -26,12 +23,8 @@ class SessionReuseTest {
     void answersDoNotDependOnEarlierCases(NumericMode mode) throws Exception {
         Path path = Golden.mini("mini.cact");
         try (CactFile cact = CactFile.open(path)) {
-            TensorRecord record = cact.tensors().getLast();
-            Tokenizer tokenizer = new Tokenizer(TokenizerVocab.parse(cact.tokenizerBlob(), path, record.index(), record.offset()));
-            ToolCallRunner runner = new ToolCallRunner(tokenizer, 8, false);
-            List<ToolCallCase> cases = ToolCallCase.read(Path.of(getClass().getResource("/toolcalls/mini-cases.jsonl").toURI()));
-            List<ToolCallRunner.Prepared> prepared = new ArrayList<>();
-            for (ToolCallCase c : cases) prepared.add(runner.prepare(c.tools(), c.query(), ""));
+            ToolCallRunner runner = MiniCases.runner(cact);
+            List<ToolCallRunner.Prepared> prepared = MiniCases.prepared(runner);
             List<int[]> reused = new ArrayList<>();
             try (CaseEngine engine = new NativeCaseEngine("e", cact, mode, NativeCaseEngine.PromptPath.NATIVE, 2)) {
                 // in reverse, so every case but the last runs after others

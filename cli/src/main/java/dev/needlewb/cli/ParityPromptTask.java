@@ -9,6 +9,7 @@ import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.reference.ReferenceForward;
 import dev.needlewb.reports.parity.EngineMode;
 import dev.needlewb.reports.parity.Parity;
+import dev.needlewb.reports.parity.ParityEngines;
 import dev.needlewb.reports.parity.PromptParity;
 import dev.needlewb.reports.parity.ToleranceProfile;
 import java.io.IOException;
@@ -18,8 +19,8 @@ import java.util.Map;
 
 /**
  * One prompt through one engine of one model, against the float64 reference, as {@code parity}
- * judges it. The model and its reference (the model's weights dequantized and widened) are opened
- * once per partition, and a partition holds one model's tasks only; all engines of a prompt run
+ * judges it. The model, its reference (the model's weights dequantized and widened) and each engine
+ * are opened once per partition, and a partition holds one model's tasks only; all engines of a prompt run
  * one after another.
  *
  * @param model  index into the setup's models
@@ -38,10 +39,11 @@ record ParityPromptTask(Setup setup, int model, EngineMode engine, int prompt, i
         }
     }
 
-    /** A model file open with the float64 reference over its own weights. */
-    private record OpenModel(CactFile cact, ReferenceForward reference) implements AutoCloseable {
+    /** A model file open with the float64 reference over its own weights and the engines, each loaded once for the partition. */
+    private record OpenModel(CactFile cact, ReferenceForward reference, ParityEngines engines) implements AutoCloseable {
         @Override
         public void close() {
+            engines.close();
             cact.close();
         }
     }
@@ -62,7 +64,8 @@ record ParityPromptTask(Setup setup, int model, EngineMode engine, int prompt, i
         OpenModel open = context.shared("model", () -> {
             CactFile cact = CactFile.open(local, setup.nonFinite());
             try {
-                return new OpenModel(cact, ModelSource.of(cact).reference());
+                // Any prompt the driver let through fits max_seq_len; the engines' caches grow with the positions reached.
+                return new OpenModel(cact, ModelSource.of(cact).reference(), new ParityEngines(cact, null, 0, 0, cact.geometry().maxSeqLen()));
             } catch (WorkbenchException | RuntimeException e) {
                 cact.close();
                 throw e;
@@ -72,7 +75,7 @@ record ParityPromptTask(Setup setup, int model, EngineMode engine, int prompt, i
                 : setup.profile() != null ? setup.profile() : engine.reference(setup.quant(), open.cact().geometry().generation()).defaultProfile());
         var reference = new Parity.ReferenceRun(open.reference(), null, Map.of(engine, profile));
         // No window: the driver refused prompts longer than a Needle 2 model's kv_window; Needle 3 attends through its own mask.
-        return PromptParity.of(Parity.run(List.of(reference), open.cact(), null, tokens, 0, 0, List.of(engine), setup.quant())
+        return PromptParity.of(Parity.run(List.of(reference), open.cact(), open.engines(), tokens, 0, 0, List.of(engine), setup.quant())
                 .againstReference().getFirst());
     }
 }

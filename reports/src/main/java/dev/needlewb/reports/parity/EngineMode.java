@@ -61,18 +61,16 @@ public enum EngineMode {
     /**
      * Runs {@code tokens} from position 0 on {@code engine} (opened in {@link #numericMode}), recording
      * every tap into {@code taps} (and the probe heads it asks for, pooled over the whole sequence): token by token
-     * natively, or in one batch prefill for {@link #BATCH}
-     * ({@link #TORCH} runs no engine: see {@link EngineTaps#run}).
+     * natively, or in one prefill on {@code batch} (opened on {@code engine}; unused otherwise) for {@link #BATCH}
+     * ({@link #TORCH} runs no engine: see {@link ParityEngines#run}).
      */
-    public void run(Engine engine, int[] tokens, TapSink taps) throws WorkbenchException {
+    public void run(Engine engine, BatchPrefill batch, int[] tokens, TapSink taps) throws WorkbenchException {
         if (this == TORCH) throw new IllegalStateException("the torch engine runs on libtorch, not on a native engine");
         boolean heads = engine.probeHeads().stream().anyMatch(h -> taps.wants(ProbeHeadTaps.tapName(h)));
         Session session = this == BATCH ? engine.newSession() : engine.newSession(taps);
         if (heads) session.poolingProbeCells();
         if (this == BATCH) {
-            try (BatchPrefill batch = BatchPrefill.open(engine)) {
-                batch.prefill(session, tokens, taps);
-            }
+            batch.prefill(session, tokens, taps);
         } else {
             for (int token : tokens) session.step(token);
         }

@@ -1,13 +1,6 @@
 package dev.needlewb.reports.parity;
 
-import dev.needlewb.core.WorkbenchException;
-import dev.needlewb.engine.Engine;
-import dev.needlewb.engine.EngineOptions;
-import dev.needlewb.engine.Session;
 import dev.needlewb.engine.TapSink;
-import dev.needlewb.engine.torch.TorchModel;
-import dev.needlewb.engine.torch.TorchSource;
-import dev.needlewb.converter.cact.CactFile;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -24,26 +17,6 @@ final class EngineTaps implements TapSink {
     EngineTaps(Set<String> wanted, int positions) {
         this.wanted = wanted;
         this.positions = positions;
-    }
-
-    /**
-     * Runs {@code mode} on {@code cact} (see {@link EngineMode#run}), or {@link EngineMode#TORCH} on the
-     * model {@code torch} opens, and keeps the taps named in {@code wanted}.
-     */
-    static EngineTaps run(EngineMode mode, CactFile cact, TorchSource torch, int[] tokens, Set<String> wanted, int window, int sinks)
-            throws WorkbenchException {
-        EngineTaps taps = new EngineTaps(wanted, tokens.length);
-        if (mode == EngineMode.TORCH) {
-            try (TorchModel model = torch.open()) {
-                model.forward(tokens, window, sinks, taps);
-            }
-            return taps;
-        }
-        EngineOptions options = EngineOptions.exact(tokens.length).withMode(mode.numericMode()).withWindow(window, sinks);
-        try (Engine engine = Engine.load(cact, options)) {
-            mode.run(engine, tokens, taps);
-        }
-        return taps;
     }
 
     @Override

@@ -42,6 +42,14 @@ public final class Parity {
      */
     public static ParityResult run(List<ReferenceRun> references, CactFile cact, TorchSource torch, int[] tokens, int window, int sinks,
                                    List<EngineMode> engines, boolean quant) throws WorkbenchException {
+        try (ParityEngines opened = new ParityEngines(cact, torch, window, sinks, tokens.length)) {
+            return run(references, cact, opened, tokens, window, sinks, engines, quant);
+        }
+    }
+
+    /** The same on engines already open on {@code cact} with the same {@code window} and {@code sinks} (a sweep over prompts). */
+    public static ParityResult run(List<ReferenceRun> references, CactFile cact, ParityEngines opened, int[] tokens, int window, int sinks,
+                                   List<EngineMode> engines, boolean quant) throws WorkbenchException {
         Map<EngineMode, EngineTaps> engineRuns = new LinkedHashMap<>();
         SequencedMap<String, int[]> layout = new LinkedHashMap<>();
         List<Comparison> againstReference = new ArrayList<>();
@@ -60,7 +68,7 @@ public final class Parity {
                 }
                 EngineTaps run = engineRuns.get(mode);
                 if (run == null) {
-                    run = EngineTaps.run(mode, cact, torch, tokens, layout.keySet(), window, sinks);
+                    run = opened.run(mode, tokens, layout.keySet());
                     engineRuns.put(mode, run);
                 }
                 String baseline = ref.weights() == null ? config.description() : config.description() + " on " + ref.weights();

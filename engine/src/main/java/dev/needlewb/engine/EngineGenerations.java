@@ -4,6 +4,7 @@ import dev.needlewb.core.ErrorKind;
 import dev.needlewb.core.FormatException;
 import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.core.generation.Generation;
+import dev.needlewb.core.generation.ModelGeometry;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.cact.CactFormat;
 import dev.needlewb.converter.cact.TensorRecord;
@@ -75,7 +76,12 @@ public final class EngineGenerations {
      * kv_window, a tool prefix pinned); Needle 3 attends through its own mask only.
      */
     public static boolean takesKvWindow(CactFile file) {
-        return file.geometry().generation() != Generation.NEEDLE3;
+        return takesKvWindow(file.geometry());
+    }
+
+    /** The same for a model of geometry {@code g}. */
+    static boolean takesKvWindow(ModelGeometry g) {
+        return g.generation() != Generation.NEEDLE3;
     }
 
     /** Why a file of {@code g} is refused: e.g. {@code Needle 3 files are not run by the engine yet (it runs Needle 2)}. */

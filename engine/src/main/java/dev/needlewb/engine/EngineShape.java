@@ -116,7 +116,7 @@ record EngineShape(
 
     /** Whether the model's own mask sets the attention windows (Needle 3) rather than the session's options (Needle 2). */
     boolean maskedByModel() {
-        return geometry.generation() == dev.needlewb.core.generation.Generation.NEEDLE3;
+        return !EngineGenerations.takesKvWindow(geometry);
     }
 
     /** The engram site of every layer, or -1. */

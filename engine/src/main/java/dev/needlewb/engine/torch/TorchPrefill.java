@@ -4,7 +4,7 @@ import dev.needlewb.core.WorkbenchException;
 import dev.needlewb.converter.cact.CactFile;
 import dev.needlewb.converter.convert.ModelWeights;
 import dev.needlewb.converter.convert.WeightSources;
-import dev.needlewb.core.v2.Geometry;
+import dev.needlewb.engine.EngineGenerations;
 import dev.needlewb.engine.Prefill;
 import dev.needlewb.converter.flax.FlaxTree;
 import dev.needlewb.engine.Session;
@@ -29,7 +29,7 @@ public final class TorchPrefill implements Prefill, AutoCloseable {
         TorchBackend backend = TorchBackend.find();
         ModelWeights w = WeightSources.fromCact(cact, false);
         TorchModel model = backend.load(cact.geometry(), FlaxTree.of(w), MlpPermutations.of(w.tensors()), threads);
-        return new TorchPrefill(model, cact.geometry() instanceof Geometry);
+        return new TorchPrefill(model, EngineGenerations.takesKvWindow(cact));
     }
 
     /** Bad input throws what native prefill throws, before libtorch runs or the session changes. */

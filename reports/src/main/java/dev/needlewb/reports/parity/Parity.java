@@ -54,6 +54,7 @@ public final class Parity {
         SequencedMap<String, int[]> layout = new LinkedHashMap<>();
         List<Comparison> againstReference = new ArrayList<>();
         int vocab = references.getFirst().model().geometry().outVocab();
+        boolean heads = !ProbeHeadTaps.of(cact).isEmpty();
         for (ReferenceRun ref : references) {
             // Engines whose references compute the same (exact and any float engine; Needle 3's int8 and --quant, which
             // differ only in the default profile) share one run.
@@ -62,7 +63,7 @@ public final class Parity {
                 ReferenceConfig config = mode.reference(quant, cact.geometry().generation());
                 SequencedMap<String, BaselineTap> refTaps = configurations.get(config.options());
                 if (refTaps == null) {
-                    refTaps = referenceTaps(ref.model(), tokens, config, window, sinks, !ProbeHeadTaps.of(cact).isEmpty());
+                    refTaps = referenceTaps(ref.model(), tokens, config, window, sinks, heads);
                     configurations.put(config.options(), refTaps);
                     if (layout.isEmpty()) refTaps.values().forEach(t -> layout.put(t.name(), t.shape()));
                 }
